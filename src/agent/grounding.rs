@@ -1,0 +1,290 @@
+//! Name grounding: matching what the LLM or a person said ("the fanta bottle",
+//! "Cola Zero", "glasses") to scene entities, leniently but never by guessing.
+//!
+//! A query matches an entity when every word of it is one of the entity's
+//! name words, kind words or property words. Among matches, the one whose
+//! name has the fewest distinguishing words left unsaid wins ("cola" is the
+//! cola bottle, not the cola zero bottle); a tie is ambiguous and returns the
+//! candidates. Misspelt words are corrected to the nearest known word first.
+
+use std::collections::BTreeSet;
+
+use crate::twin::{ObjectId, PersonId, World};
+
+/// Words that carry no meaning for grounding.
+const FILLER_WORDS: &[&str] = &[
+    "the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that", "these",
+    "those", "of", "please", "me", "to", "for",
+];
+
+/// What a name resolved to, or why it did not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grounding<T> {
+    /// Exactly one entity.
+    Resolved(T),
+    /// Several entities fit equally well.
+    Ambiguous(Vec<T>),
+    /// None fits; the closest names first.
+    Unknown { closest: Vec<T> },
+}
+
+/// Who a `person_name` argument can mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addressee {
+    /// A person at the table.
+    Person(PersonId),
+    /// The robot itself.
+    Robot,
+    /// Everyone.
+    All,
+}
+
+/// Splits a name or phrase into normalised words.
+pub fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !FILLER_WORDS.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+struct Entry<T> {
+    id: T,
+    name: String,
+    name_words: Vec<String>,
+    kind_words: Vec<String>,
+    property_words: Vec<String>,
+}
+
+impl<T> Entry<T> {
+    fn vocabulary(&self) -> impl Iterator<Item = &String> {
+        self.name_words
+            .iter()
+            .chain(&self.kind_words)
+            .chain(&self.property_words)
+    }
+}
+
+fn object_entries(world: &World) -> Vec<Entry<ObjectId>> {
+    world
+        .object_ids()
+        .map(|id| {
+            let object = world.object(id);
+            let mut kind_words: Vec<String> = object.kind.words.iter().flat_map(|w| words(w)).collect();
+            kind_words.extend(words(&object.kind.name));
+            Entry {
+                id,
+                name: object.name.clone(),
+                name_words: words(&object.name),
+                kind_words,
+                property_words: object.properties.iter().flat_map(|p| words(p)).collect(),
+            }
+        })
+        .collect()
+}
+
+fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
+    let exact: Vec<T> = entries
+        .iter()
+        .filter(|e| e.name.eq_ignore_ascii_case(query.trim()))
+        .map(|e| e.id)
+        .collect();
+    if exact.len() == 1 {
+        return Grounding::Resolved(exact[0]);
+    }
+    let vocabulary: BTreeSet<&String> = entries.iter().flat_map(Entry::vocabulary).collect();
+    let query_words: Vec<String> = words(query)
+        .into_iter()
+        .map(|w| correct(&w, &vocabulary))
+        .collect();
+    if query_words.is_empty() {
+        return Grounding::Unknown {
+            closest: entries.iter().map(|e| e.id).collect(),
+        };
+    }
+    // Penalty: distinguishing name words the query left unsaid.
+    let mut scored: Vec<(usize, T)> = entries
+        .iter()
+        .filter(|e| query_words.iter().all(|q| e.vocabulary().any(|v| v == q)))
+        .map(|e| {
+            let distinguishing: Vec<&String> = e
+                .name_words
+                .iter()
+                .filter(|w| !e.kind_words.contains(w))
+                .collect();
+            let said = query_words
+                .iter()
+                .filter(|q| !e.kind_words.contains(q))
+                .count();
+            (distinguishing.len().saturating_sub(said), e.id)
+        })
+        .collect();
+    scored.sort_by_key(|(penalty, _)| *penalty);
+    match scored.first() {
+        None => Grounding::Unknown {
+            closest: closest(entries, query),
+        },
+        Some(&(best, _)) => {
+            let winners: Vec<T> = scored
+                .iter()
+                .filter(|(p, _)| *p == best)
+                .map(|(_, id)| *id)
+                .collect();
+            if winners.len() == 1 {
+                Grounding::Resolved(winners[0])
+            } else {
+                Grounding::Ambiguous(winners)
+            }
+        }
+    }
+}
+
+/// Corrects a word to a known one: plural forms, then near misses (one or two edits).
+fn correct(word: &str, vocabulary: &BTreeSet<&String>) -> String {
+    if vocabulary.iter().any(|v| v.as_str() == word) {
+        return word.to_string();
+    }
+    for stem in [word.strip_suffix("es"), word.strip_suffix('s')]
+        .into_iter()
+        .flatten()
+    {
+        if vocabulary.iter().any(|v| v.as_str() == stem) {
+            return stem.to_string();
+        }
+    }
+    let allowed = if word.chars().count() >= 7 { 2 } else { 1 };
+    if word.chars().count() >= 4 {
+        let mut best: Option<(usize, &String)> = None;
+        for v in vocabulary {
+            let d = strsim::damerau_levenshtein(word, v);
+            if d <= allowed && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, v));
+            }
+        }
+        if let Some((_, v)) = best {
+            return v.to_string();
+        }
+    }
+    word.to_string()
+}
+
+/// Entities ordered by similarity of their name to the query.
+fn closest<T: Copy>(entries: &[Entry<T>], query: &str) -> Vec<T> {
+    let q = query.to_lowercase().replace(' ', "_");
+    let mut ranked: Vec<(f64, T)> = entries
+        .iter()
+        .map(|e| (strsim::jaro_winkler(&q, &e.name.to_lowercase()), e.id))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranked.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Grounds an object name.
+pub fn object(world: &World, query: &str) -> Grounding<ObjectId> {
+    resolve(&object_entries(world), query)
+}
+
+/// Grounds a person name (people only).
+pub fn person(world: &World, query: &str) -> Grounding<PersonId> {
+    let entries: Vec<Entry<PersonId>> = world
+        .person_ids()
+        .map(|id| Entry {
+            id,
+            name: world.person(id).name.clone(),
+            name_words: words(&world.person(id).name),
+            kind_words: Vec::new(),
+            property_words: Vec::new(),
+        })
+        .collect();
+    resolve(&entries, query)
+}
+
+/// Grounds who someone speaks to: a person, the robot, or everyone.
+pub fn addressee(world: &World, query: &str) -> Grounding<Addressee> {
+    let q = words(query);
+    if q.is_empty() || matches!(q.as_slice(), [w] if ["all", "everyone", "everybody", "both", "group"].contains(&w.as_str())) {
+        return Grounding::Resolved(Addressee::All);
+    }
+    let robot_words = words(&world.robot.name);
+    if q == robot_words || q == ["robot"] {
+        return Grounding::Resolved(Addressee::Robot);
+    }
+    match person(world, query) {
+        Grounding::Resolved(id) => Grounding::Resolved(Addressee::Person(id)),
+        Grounding::Ambiguous(ids) => Grounding::Ambiguous(ids.into_iter().map(Addressee::Person).collect()),
+        Grounding::Unknown { closest } => Grounding::Unknown {
+            closest: closest.into_iter().map(Addressee::Person).collect(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twin::scene;
+
+    fn softdrinks() -> World {
+        scene::load("softdrinks").expect("shipped scene loads")
+    }
+
+    fn name(world: &World, g: Grounding<ObjectId>) -> String {
+        match g {
+            Grounding::Resolved(id) => world.object(id).name.clone(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn lenient_object_names() {
+        let w = softdrinks();
+        for (query, expected) in [
+            ("the fanta bottle", "fanta_bottle"),
+            ("Fanta_Bottle", "fanta_bottle"),
+            ("fanta", "fanta_bottle"),
+            ("the_fanta_bottle", "fanta_bottle"),
+            ("cola", "cola_bottle"),
+            ("coke", "cola_bottle"),
+            ("Cola Zero", "cola_zero_bottle"),
+            ("the coke zero", "cola_zero_bottle"),
+            ("the red glass", "red_glass"),
+            ("red glasses", "red_glass"),
+            ("the fanta botle", "fanta_bottle"),
+            ("phone", "smartphone"),
+            ("the cereal box", "box"),
+        ] {
+            assert_eq!(name(&w, object(&w, query)), expected, "query {query:?}");
+        }
+    }
+
+    #[test]
+    fn ambiguous_names_get_candidates_not_a_guess() {
+        let w = softdrinks();
+        match object(&w, "the glass") {
+            Grounding::Ambiguous(ids) => {
+                let mut names: Vec<&str> = ids.iter().map(|id| w.object(*id).name.as_str()).collect();
+                names.sort();
+                assert_eq!(names, ["blue_glass", "red_glass"]);
+            }
+            other => panic!("expected ambiguity, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_names_get_the_closest_first() {
+        let w = softdrinks();
+        match object(&w, "sprite") {
+            Grounding::Unknown { closest } => assert!(!closest.is_empty()),
+            other => panic!("expected unknown, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn addressees() {
+        let w = softdrinks();
+        assert_eq!(addressee(&w, "All"), Grounding::Resolved(Addressee::All));
+        assert_eq!(addressee(&w, "the_robot"), Grounding::Resolved(Addressee::Robot));
+        let daniel = w.person_named("Daniel").expect("Daniel");
+        assert_eq!(addressee(&w, "daniel"), Grounding::Resolved(Addressee::Person(daniel)));
+        assert_eq!(addressee(&w, "Danial"), Grounding::Resolved(Addressee::Person(daniel)));
+    }
+}

@@ -1,0 +1,228 @@
+//! The agent's tools: one definition per tool (name, category, arguments),
+//! descriptions read from `prompts/tools.toml`, JSON schemas generated from
+//! both, and dispatch of a call to its implementation on the twin.
+
+mod args;
+mod query;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::llm::ToolSchema;
+use crate::twin::World;
+
+pub use args::ArgError;
+
+/// What a tool is for (Table I of the paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolCategory {
+    /// Reads the twin.
+    Query,
+    /// Moves the robot and objects.
+    Action,
+    /// Gaze, pointing and speech.
+    Expression,
+    /// Ends the robot's turn.
+    Stop,
+}
+
+/// The definition of one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolDef {
+    /// Name as the LLM calls it.
+    pub name: &'static str,
+    /// Category.
+    pub category: ToolCategory,
+    /// Argument names; all are required strings.
+    pub args: &'static [&'static str],
+}
+
+/// Every tool, in the order they are offered.
+pub const TOOLS: &[ToolDef] = &[
+    ToolDef { name: "get_objects", category: ToolCategory::Query, args: &[] },
+    ToolDef { name: "get_persons", category: ToolCategory::Query, args: &[] },
+    ToolDef { name: "is_person_busy_or_idle", category: ToolCategory::Query, args: &["person_name"] },
+    ToolDef {
+        name: "check_hindering_reasons",
+        category: ToolCategory::Query,
+        args: &["person_name", "object_name"],
+    },
+    ToolDef { name: "check_reach_object_for_robot", category: ToolCategory::Query, args: &["object_name"] },
+    ToolDef {
+        name: "move_object_to_person",
+        category: ToolCategory::Action,
+        args: &["object_name", "person_name"],
+    },
+    ToolDef {
+        name: "hand_object_over_to_person",
+        category: ToolCategory::Action,
+        args: &["object_name", "person_name"],
+    },
+    ToolDef {
+        name: "pour_into",
+        category: ToolCategory::Action,
+        args: &["source_container_name", "target_container_name"],
+    },
+    ToolDef { name: "point_at_object_or_person", category: ToolCategory::Expression, args: &["name"] },
+    ToolDef { name: "gaze", category: ToolCategory::Expression, args: &["name"] },
+    ToolDef { name: "speak", category: ToolCategory::Expression, args: &["person_name", "text"] },
+    ToolDef { name: "stop", category: ToolCategory::Stop, args: &[] },
+];
+
+/// The definition of a tool by name.
+pub fn definition(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The result of one tool call: what the LLM reads, and structured facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// Whether the tool did what was asked.
+    pub ok: bool,
+    /// Short plain English for the LLM and for people.
+    pub text: String,
+    /// Structured facts for tests and the event log.
+    pub facts: Value,
+}
+
+impl ToolOutcome {
+    /// A successful outcome.
+    pub fn ok(text: impl Into<String>, facts: Value) -> Self {
+        Self { ok: true, text: text.into(), facts }
+    }
+
+    /// A failed outcome; the text says why and, where obvious, what would help.
+    pub fn failed(text: impl Into<String>, facts: Value) -> Self {
+        Self { ok: false, text: text.into(), facts }
+    }
+}
+
+/// Tool descriptions, as read from `prompts/tools.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ToolTexts {
+    #[serde(flatten)]
+    tools: BTreeMap<String, ToolText>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolText {
+    description: String,
+    #[serde(default)]
+    args: BTreeMap<String, String>,
+}
+
+/// Why the tool descriptions could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolTextError {
+    /// The file could not be read.
+    #[error("cannot read tool descriptions {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    /// Not valid TOML of the expected form.
+    #[error("{path}: not valid tool descriptions: {message}")]
+    Parse { path: String, message: String },
+    /// A tool or an argument has no description.
+    #[error("{path}: {what} has no description")]
+    Missing { path: String, what: String },
+}
+
+impl ToolTexts {
+    /// Reads the descriptions from a file and checks that every tool and argument has one.
+    pub fn load(path: &Path) -> Result<Self, ToolTextError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ToolTextError::Read { path: origin.clone(), source })?;
+        let texts: ToolTexts = toml::from_str(&text).map_err(|error| ToolTextError::Parse {
+            path: origin.clone(),
+            message: error.message().to_string(),
+        })?;
+        for tool in TOOLS {
+            let Some(entry) = texts.tools.get(tool.name) else {
+                return Err(ToolTextError::Missing { path: origin, what: format!("tool {}", tool.name) });
+            };
+            for arg in tool.args {
+                if !entry.args.contains_key(*arg) {
+                    return Err(ToolTextError::Missing {
+                        path: origin,
+                        what: format!("argument {arg} of {}", tool.name),
+                    });
+                }
+            }
+        }
+        Ok(texts)
+    }
+
+    /// The shipped descriptions under `<data root>/prompts/tools.toml`.
+    pub fn load_default() -> Result<Self, ToolTextError> {
+        Self::load(&crate::paths::data_root().join("prompts/tools.toml"))
+    }
+
+    /// The JSON schemas of all tools, as sent to the LLM.
+    pub fn schemas(&self, robot_name: &str) -> Vec<ToolSchema> {
+        TOOLS
+            .iter()
+            .map(|tool| {
+                let entry = self.tools.get(tool.name).cloned().unwrap_or_default();
+                let properties: serde_json::Map<String, Value> = tool
+                    .args
+                    .iter()
+                    .map(|arg| {
+                        let description = entry.args.get(*arg).cloned().unwrap_or_default();
+                        (
+                            (*arg).to_string(),
+                            json!({"type": "string", "description": description.replace("{robot}", robot_name)}),
+                        )
+                    })
+                    .collect();
+                ToolSchema {
+                    name: tool.name.to_string(),
+                    description: entry.description.replace("{robot}", robot_name),
+                    parameters: json!({
+                        "type": "object",
+                        "properties": properties,
+                        "required": tool.args,
+                    }),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Calls a query tool on the twin (action and expression tools go through the
+/// executor). Unknown names and bad arguments give a failed outcome whose text
+/// says what to do.
+pub fn call_query(world: &World, name: &str, args: &Value) -> ToolOutcome {
+    let Some(tool) = definition(name) else {
+        return unknown_tool(name);
+    };
+    let args = match args::Args::parse(tool, args) {
+        Ok(args) => args,
+        Err(error) => return ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
+    };
+    match tool.name {
+        "get_objects" => query::get_objects(world),
+        "get_persons" => query::get_persons(world),
+        "is_person_busy_or_idle" => query::is_person_busy_or_idle(world, &args),
+        "check_hindering_reasons" => query::check_hindering_reasons(world, &args),
+        "check_reach_object_for_robot" => query::check_reach_object_for_robot(world, &args),
+        other => ToolOutcome::failed(
+            format!("{other} is not a query tool; it acts and needs the agent's executor."),
+            json!({"error": "not_a_query"}),
+        ),
+    }
+}
+
+/// The outcome for a tool name that does not exist.
+pub fn unknown_tool(name: &str) -> ToolOutcome {
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+    ToolOutcome::failed(
+        format!("There is no tool called '{name}'. Tools: {}.", names.join(", ")),
+        json!({"error": "unknown_tool"}),
+    )
+}
+
+pub(crate) use args::Args;
+pub(crate) use query::{object_word, person_word};

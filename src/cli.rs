@@ -1,0 +1,150 @@
+//! Command-line definitions (clap). The subcommands and flags are the contract of DESIGN.md.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Attentive support for a group of people around a tabletop robot.
+#[derive(Debug, Parser)]
+#[command(name = "attentive", version, about)]
+pub struct Cli {
+    /// Print one JSON object per line on stdout (logs stay on stderr).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// More log output on stderr (-v, -vv, -vvv); ATTENTIVE_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Configuration file (TOML), layered under ATTENTIVE_* environment variables.
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Text-only simulation: a REPL of turns, or a dialogue script.
+    Sim(SimArgs),
+    /// Call one agent tool against a scene and print its result.
+    Tool(ToolArgs),
+    /// Print the tool schemas exactly as they are sent to the LLM.
+    Tools(ToolsArgs),
+    /// Run dialogue scripts (or the paper's isolated grid) and judge every turn.
+    Eval(EvalArgs),
+    /// The speech front end alone: one turn per utterance.
+    Listen(ListenArgs),
+    /// The daemon.
+    Run(RunArgs),
+    /// Configuration commands.
+    Config(ConfigArgs),
+}
+
+/// Arguments of `attentive sim`.
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Scene name under scenes/ or a path to a scene file.
+    #[arg(long)]
+    pub scene: Option<String>,
+    /// Character name under characters/ (full, relaxed, none) or a path.
+    #[arg(long)]
+    pub character: Option<String>,
+    /// Brain: llm, rules or scripted.
+    #[arg(long)]
+    pub brain: Option<String>,
+    /// Dialogue script to run instead of the REPL.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// Canned responses for the scripted brain.
+    #[arg(long)]
+    pub responses: Option<PathBuf>,
+    /// OpenAI-compatible base URL (overrides llm.base_url).
+    #[arg(long)]
+    pub llm_url: Option<String>,
+    /// Model name (overrides llm.model).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+/// Arguments of `attentive tool`.
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// Scene name under scenes/ or a path to a scene file.
+    #[arg(long, default_value = "softdrinks")]
+    pub scene: String,
+    /// Tool name, e.g. check_hindering_reasons.
+    pub name: String,
+    /// Arguments as a JSON object, e.g. '{"person_name":"Daniel","object_name":"red_glass"}'.
+    pub args: Option<String>,
+    /// Scene changes before the call, e.g. --busy Daniel=smartphone.
+    #[arg(long, value_name = "PERSON=OBJECT")]
+    pub busy: Vec<String>,
+}
+
+/// Arguments of `attentive tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Scene whose robot name the descriptions use.
+    #[arg(long, default_value = "softdrinks")]
+    pub scene: String,
+}
+
+/// Arguments of `attentive eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Dialogue scripts or folders of them.
+    pub paths: Vec<PathBuf>,
+    /// Run the paper's isolated grid (3 scenarios x 5 layouts x 5 phrasings x 4 cases).
+    #[arg(long)]
+    pub isolated: bool,
+    /// Brain: llm, rules or scripted.
+    #[arg(long)]
+    pub brain: Option<String>,
+    /// Character name or path.
+    #[arg(long)]
+    pub character: Option<String>,
+    /// Repeat every script or case N times.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Episodes run in parallel.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write a self-contained HTML report with stacked bars.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// OpenAI-compatible base URL (overrides llm.base_url).
+    #[arg(long)]
+    pub llm_url: Option<String>,
+    /// Model name (overrides llm.model).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+/// Arguments of `attentive listen`.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// A WAV file (mono or multi-channel) instead of the live device.
+    #[arg(long)]
+    pub wav: Option<PathBuf>,
+    /// Scene whose people are the candidate speakers and listeners.
+    #[arg(long, default_value = "softdrinks")]
+    pub scene: String,
+}
+
+/// Arguments of `attentive run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {}
+
+/// Arguments of `attentive config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub command: ConfigCommand,
+}
+
+/// Configuration subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration (no secrets).
+    Show,
+}

@@ -1,0 +1,493 @@
+//! Configuration: defaults, then one TOML file, then `ATTENTIVE_*` environment variables.
+//!
+//! The file is the one given explicitly (it must exist), else the first existing
+//! of `./attentive.toml`, `$XDG_CONFIG_HOME/attentive/config.toml` (or
+//! `~/.config/attentive/config.toml`), `/etc/attentive/config.toml`.
+//! Environment variables use `__` between section and key:
+//! `ATTENTIVE_LLM__BASE_URL`, `ATTENTIVE_LLM__MODEL`, `ATTENTIVE_AGENT__TURN_TIMEOUT_S`.
+//! Variables starting with `ATTENTIVE_` but without `__` are not configuration
+//! and are ignored. The API key is never part of the configuration: it is read
+//! from the environment variable named by `llm.api_key_env`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Base URL used when `llm.base_url` is unset but a key is present.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Prefix of configuration environment variables.
+pub const ENV_PREFIX: &str = "ATTENTIVE_";
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The explicitly given file does not exist.
+    #[error("configuration file {0} does not exist")]
+    MissingFile(PathBuf),
+    /// The file or the environment could not be read or has a bad key or value.
+    #[error("invalid configuration{}: {message}", origin_suffix(.origin))]
+    Invalid {
+        /// The file the error came from, if known.
+        origin: Option<PathBuf>,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+}
+
+fn origin_suffix(origin: &Option<PathBuf>) -> String {
+    origin
+        .as_ref()
+        .map(|p| format!(" ({} or ATTENTIVE_* variables)", p.display()))
+        .unwrap_or_default()
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// The LLM endpoint.
+    pub llm: LlmSettings,
+    /// Limits of the agent loop.
+    pub agent: AgentSettings,
+    /// Guards of the agent.
+    pub guards: GuardSettings,
+    /// Text-only simulation defaults.
+    pub sim: SimSettings,
+    /// The file the configuration was read from, if any (not a key).
+    #[serde(skip)]
+    pub source_file: Option<PathBuf>,
+}
+
+/// `[llm]`: the OpenAI-compatible endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmSettings {
+    /// Base URL of the chat-completions API (`None` = not configured).
+    pub base_url: Option<String>,
+    /// Model name.
+    pub model: String,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: String,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Sampling seed, if the server supports it.
+    pub seed: Option<u64>,
+    /// Maximum tokens per completion (sent as `max_tokens`).
+    pub max_tokens: u32,
+    /// Timeout of one HTTP request, in seconds.
+    pub request_timeout_s: f64,
+    /// Retries after a failed request (timeouts, connection errors, 429, 5xx).
+    pub retries: u32,
+    /// Delay before the first retry, in milliseconds; doubled for each further retry.
+    pub backoff_initial_ms: u64,
+    /// `tool_choice`: `auto`, `required` or `none`; omitted when unset.
+    pub tool_choice: Option<String>,
+    /// `parallel_tool_calls`; omitted when unset or when no tools are sent.
+    pub parallel_tool_calls: Option<bool>,
+}
+
+impl Default for LlmSettings {
+    fn default() -> Self {
+        LlmSettings {
+            base_url: None,
+            model: "gpt-4o".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            temperature: 0.0,
+            seed: Some(42),
+            max_tokens: 1024,
+            request_timeout_s: 60.0,
+            retries: 3,
+            backoff_initial_ms: 500,
+            tool_choice: None,
+            parallel_tool_calls: None,
+        }
+    }
+}
+
+impl LlmSettings {
+    /// The API key from the environment variable `api_key_env` (trimmed; empty counts as unset).
+    pub fn read_api_key(&self) -> Option<String> {
+        std::env::var(&self.api_key_env)
+            .ok()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+    }
+
+    /// Whether an endpoint is configured: a base URL is set or the key variable is present
+    /// (then the base URL defaults to [`OPENAI_BASE_URL`]).
+    pub fn endpoint_configured(&self) -> bool {
+        self.base_url.is_some() || self.read_api_key().is_some()
+    }
+
+    /// The base URL in effect: `base_url`, else [`OPENAI_BASE_URL`], without a trailing `/`.
+    pub fn effective_base_url(&self) -> String {
+        self.base_url
+            .as_deref()
+            .unwrap_or(OPENAI_BASE_URL)
+            .trim_end_matches('/')
+            .to_string()
+    }
+}
+
+/// `[agent]`: limits of the LLM loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentSettings {
+    /// LLM calls allowed per turn.
+    pub max_llm_calls_per_turn: u32,
+    /// Wall time allowed per turn, in seconds.
+    pub turn_timeout_s: f64,
+    /// How often the same tool call with the same arguments may repeat in a turn.
+    pub max_identical_calls: u32,
+    /// Messages kept in the history (older ones are dropped).
+    pub history_max_messages: usize,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            max_llm_calls_per_turn: 10,
+            turn_timeout_s: 120.0,
+            max_identical_calls: 2,
+            history_max_messages: 200,
+        }
+    }
+}
+
+/// `[guards]`: which guards of the agent are on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GuardSettings {
+    /// No physical action before the robot explained itself in this turn.
+    pub explain_first: bool,
+    /// No help before the hindrance was checked, unless the robot was addressed.
+    pub check_before_help: bool,
+    /// Deliver objects to the sender, not the receiver.
+    pub deliver_to_sender: bool,
+}
+
+impl Default for GuardSettings {
+    fn default() -> Self {
+        GuardSettings {
+            explain_first: true,
+            check_before_help: true,
+            deliver_to_sender: true,
+        }
+    }
+}
+
+/// `[sim]`: defaults of `attentive sim`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimSettings {
+    /// Scene name or path.
+    pub scene: String,
+    /// Character name or path.
+    pub character: String,
+    /// Brain (`llm`, `rules`, `scripted`); `None` = choose automatically.
+    pub brain: Option<String>,
+}
+
+impl Default for SimSettings {
+    fn default() -> Self {
+        SimSettings {
+            scene: "softdrinks".into(),
+            character: "full".into(),
+            brain: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Load defaults, then the configuration file, then `ATTENTIVE_*` environment variables.
+    pub fn load(explicit_file: Option<&Path>) -> Result<Settings, ConfigError> {
+        let env: HashMap<String, String> = std::env::vars().collect();
+        Self::load_with(explicit_file, &default_candidates(), &env)
+    }
+
+    /// [`Settings::load`] with the candidate files and the environment given
+    /// explicitly (for tests and tools).
+    pub fn load_with(
+        explicit_file: Option<&Path>,
+        candidates: &[PathBuf],
+        env: &HashMap<String, String>,
+    ) -> Result<Settings, ConfigError> {
+        let file = match explicit_file {
+            Some(path) if path.is_file() => Some(path.to_path_buf()),
+            Some(path) => return Err(ConfigError::MissingFile(path.to_path_buf())),
+            None => candidates.iter().find(|p| p.is_file()).cloned(),
+        };
+
+        let mut builder = config::Config::builder();
+        if let Some(path) = &file {
+            builder = builder.add_source(
+                config::File::from(path.as_path())
+                    .format(config::FileFormat::Toml)
+                    .required(true),
+            );
+        }
+        let env_map: config::Map<String, String> = env
+            .iter()
+            .filter(|(k, _)| {
+                k.strip_prefix(ENV_PREFIX)
+                    .is_some_and(|rest| rest.contains("__"))
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        builder = builder.add_source(
+            config::Environment::with_prefix("ATTENTIVE")
+                .prefix_separator("_")
+                .separator("__")
+                .try_parsing(true)
+                .ignore_empty(true)
+                .source(Some(env_map)),
+        );
+
+        let invalid = |e: config::ConfigError| ConfigError::Invalid {
+            origin: file.clone(),
+            message: e.to_string(),
+        };
+        let built = builder.build().map_err(invalid)?;
+        let mut settings: Settings = built.try_deserialize().map_err(invalid)?;
+        settings.source_file = file.clone();
+        settings
+            .validate()
+            .map_err(|message| ConfigError::Invalid {
+                origin: file.clone(),
+                message,
+            })?;
+        Ok(settings)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let llm = &self.llm;
+        if let Some(choice) = &llm.tool_choice {
+            if !matches!(choice.as_str(), "auto" | "required" | "none") {
+                return Err(format!(
+                    "llm.tool_choice must be \"auto\", \"required\" or \"none\", not {choice:?}"
+                ));
+            }
+        }
+        if let Some(url) = &llm.base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!(
+                    "llm.base_url must start with http:// or https://, not {url:?}"
+                ));
+            }
+        }
+        if !(llm.request_timeout_s.is_finite() && llm.request_timeout_s > 0.0) {
+            return Err("llm.request_timeout_s must be a positive number of seconds".into());
+        }
+        if !(llm.temperature.is_finite() && (0.0..=2.0).contains(&llm.temperature)) {
+            return Err("llm.temperature must be between 0 and 2".into());
+        }
+        if llm.api_key_env.trim().is_empty() {
+            return Err("llm.api_key_env must name an environment variable".into());
+        }
+        if !(self.agent.turn_timeout_s.is_finite() && self.agent.turn_timeout_s > 0.0) {
+            return Err("agent.turn_timeout_s must be a positive number of seconds".into());
+        }
+        Ok(())
+    }
+
+    /// The effective configuration as TOML, without secrets (there are none in it:
+    /// the key is only read from the environment); a comment line in `[llm]` tells
+    /// whether the key variable is set. The output is itself a valid configuration file.
+    pub fn show(&self) -> String {
+        let mut out = String::from("# effective configuration");
+        match &self.source_file {
+            Some(p) => out.push_str(&format!(" (file: {})\n", p.display())),
+            None => out.push_str(" (no file: defaults and environment)\n"),
+        }
+        let body = match toml::to_string(self) {
+            Ok(text) => text,
+            Err(e) => return format!("{out}# cannot render: {e}\n"),
+        };
+        let key_present = self.llm.read_api_key().is_some();
+        let mut llm_note = format!("# api_key_present = {key_present}\n");
+        if self.llm.base_url.is_none() {
+            if self.llm.endpoint_configured() {
+                llm_note.push_str(&format!("# base_url unset: using {OPENAI_BASE_URL}\n"));
+            } else {
+                llm_note.push_str("# base_url unset and no key: no LLM endpoint configured\n");
+            }
+        }
+        for line in body.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line.trim() == "[llm]" {
+                out.push_str(&llm_note);
+            }
+        }
+        out
+    }
+}
+
+/// The configuration files searched when none is given, in order.
+pub fn default_candidates() -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from("attentive.toml")];
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => out.push(PathBuf::from(xdg).join("attentive/config.toml")),
+        None => {
+            if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+                out.push(PathBuf::from(home).join(".config/attentive/config.toml"));
+            }
+        }
+    }
+    out.push(PathBuf::from("/etc/attentive/config.toml"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn file(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn defaults_without_file_or_env() {
+        let s = Settings::load_with(None, &[], &env(&[])).unwrap();
+        assert_eq!(s.llm, LlmSettings::default());
+        assert_eq!(s.llm.model, "gpt-4o");
+        assert_eq!(s.llm.seed, Some(42));
+        assert_eq!(s.agent.max_llm_calls_per_turn, 10);
+        assert!(s.guards.explain_first);
+        assert_eq!(s.sim.scene, "softdrinks");
+        assert_eq!(s.source_file, None);
+    }
+
+    #[test]
+    fn file_overrides_defaults_and_env_overrides_file() {
+        let f = file(
+            "[llm]\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"from-file\"\ntemperature = 1\n\
+             tool_choice = \"required\"\n[agent]\nturn_timeout_s = 30\n",
+        );
+        let e = env(&[
+            ("ATTENTIVE_LLM__MODEL", "from-env"),
+            ("ATTENTIVE_LLM__PARALLEL_TOOL_CALLS", "false"),
+            ("ATTENTIVE_AGENT__MAX_LLM_CALLS_PER_TURN", "4"),
+            ("ATTENTIVE_LOG", "ignored: no section separator"),
+            ("OTHER__VAR", "ignored"),
+        ]);
+        let s = Settings::load_with(Some(f.path()), &[], &e).unwrap();
+        assert_eq!(s.llm.model, "from-env");
+        assert_eq!(s.llm.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        assert_eq!(s.llm.temperature, 1.0);
+        assert_eq!(s.llm.tool_choice.as_deref(), Some("required"));
+        assert_eq!(s.llm.parallel_tool_calls, Some(false));
+        assert_eq!(s.agent.turn_timeout_s, 30.0);
+        assert_eq!(s.agent.max_llm_calls_per_turn, 4);
+        assert_eq!(s.agent.max_identical_calls, 2);
+        assert_eq!(s.source_file.as_deref(), Some(f.path()));
+    }
+
+    #[test]
+    fn first_existing_candidate_is_used() {
+        let f = file("[sim]\nscene = \"coffee\"\n");
+        let candidates = vec![
+            PathBuf::from("/nonexistent/attentive.toml"),
+            f.path().into(),
+        ];
+        let s = Settings::load_with(None, &candidates, &env(&[])).unwrap();
+        assert_eq!(s.sim.scene, "coffee");
+    }
+
+    #[test]
+    fn explicit_file_must_exist() {
+        let err = Settings::load_with(Some(Path::new("/nonexistent/x.toml")), &[], &env(&[]))
+            .unwrap_err();
+        assert!(matches!(err, ConfigError::MissingFile(_)));
+        assert!(err.to_string().contains("/nonexistent/x.toml"));
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let f = file("[llm]\nmodle = \"x\"\n");
+        let err = Settings::load_with(Some(f.path()), &[], &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("modle"), "{err}");
+        let f = file("[lmm]\nmodel = \"x\"\n");
+        let err = Settings::load_with(Some(f.path()), &[], &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("lmm"), "{err}");
+        let err =
+            Settings::load_with(None, &[], &env(&[("ATTENTIVE_LLM__MODLE", "x")])).unwrap_err();
+        assert!(err.to_string().contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_is_named() {
+        let f = file("[llm]\nretries = \"many\"\n");
+        let err = Settings::load_with(Some(f.path()), &[], &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("retries"), "{err}");
+        let err = Settings::load_with(
+            None,
+            &[],
+            &env(&[("ATTENTIVE_AGENT__TURN_TIMEOUT_S", "soon")]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("turn_timeout_s"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_rejected() {
+        let f = file("[llm]\ntool_choice = \"always\"\n");
+        let err = Settings::load_with(Some(f.path()), &[], &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("tool_choice"), "{err}");
+        let err = Settings::load_with(
+            None,
+            &[],
+            &env(&[("ATTENTIVE_LLM__BASE_URL", "localhost:8080")]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("base_url"), "{err}");
+    }
+
+    #[test]
+    fn show_renders_toml_without_secrets() {
+        let mut s = Settings::default();
+        s.llm.api_key_env = "ATTENTIVE_TEST_SHOW_KEY_UNSET".into();
+        s.llm.base_url = Some("http://localhost:8080/v1".into());
+        let text = s.show();
+        assert!(
+            text.contains("api_key_env = \"ATTENTIVE_TEST_SHOW_KEY_UNSET\""),
+            "{text}"
+        );
+        assert!(text.contains("api_key_present = false"), "{text}");
+        assert!(
+            text.contains("base_url = \"http://localhost:8080/v1\""),
+            "{text}"
+        );
+        assert!(text.contains("[guards]"), "{text}");
+        // What `show` prints is itself a configuration file giving the same settings.
+        let f = file(&text);
+        let back = Settings::load_with(Some(f.path()), &[], &env(&[])).unwrap();
+        assert_eq!(back.llm, s.llm);
+        assert_eq!(back.agent, s.agent);
+    }
+
+    #[test]
+    fn endpoint_configured_needs_url_or_key() {
+        let mut llm = LlmSettings {
+            api_key_env: "ATTENTIVE_TEST_ENDPOINT_KEY_UNSET".into(),
+            ..LlmSettings::default()
+        };
+        assert!(!llm.endpoint_configured());
+        assert_eq!(llm.effective_base_url(), OPENAI_BASE_URL);
+        llm.base_url = Some("http://127.0.0.1:1234/v1/".into());
+        assert!(llm.endpoint_configured());
+        assert_eq!(llm.effective_base_url(), "http://127.0.0.1:1234/v1");
+    }
+}

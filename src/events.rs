@@ -1,0 +1,76 @@
+//! The event log: one JSON object per line (`--json`), the contract that
+//! outside tests read (DESIGN.md, "JSON events").
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One thing that happened, as printed with `--json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A human turn entered the agent.
+    Turn {
+        speaker: String,
+        listener: String,
+        text: String,
+    },
+    /// The agent called a tool.
+    ToolCall {
+        name: String,
+        args: Value,
+        ok: bool,
+        result: String,
+    },
+    /// The robot spoke.
+    Speech { to: String, text: String },
+    /// The robot acted physically (or tried to).
+    Action {
+        name: String,
+        args: Value,
+        ok: bool,
+        detail: String,
+    },
+    /// A flow check or guard fired.
+    Warning { kind: String, detail: String },
+    /// The agent finished a turn.
+    EpisodeEnd { reason: String, llm_calls: u32 },
+    /// The twin's state.
+    State {
+        objects: BTreeMap<String, ObjectState>,
+        persons: BTreeMap<String, PersonState>,
+    },
+}
+
+/// An object in a `state` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ObjectState {
+    /// Base centre in world, metres.
+    pub position: [f32; 3],
+    /// Who holds it: a person's name, or `the_robot` while in a gripper.
+    pub held_by: Option<String>,
+    /// The liquid it holds.
+    pub contains: Option<String>,
+    /// Which robot arms reach it.
+    pub reachable_by: Vec<String>,
+}
+
+/// A person in a `state` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PersonState {
+    /// What they hold.
+    pub holding: Vec<String>,
+    /// Whether they are busy.
+    pub busy: bool,
+}
+
+impl Event {
+    /// The event as one line of JSON.
+    pub fn to_json_line(&self) -> String {
+        // Serialising these plain types cannot fail; fall back to a warning line anyway.
+        serde_json::to_string(self).unwrap_or_else(|error| {
+            format!(r#"{{"type":"warning","kind":"serialize","detail":"{error}"}}"#)
+        })
+    }
+}

@@ -1,0 +1,210 @@
+//! Speech recognition with whisper.cpp (whisper-rs), local and offline.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState};
+
+use super::settings::AsrSettings;
+use super::vad::VAD_RATE;
+use super::FrontendError;
+
+/// Encoder positions per second of audio (whisper: 1500 for 30 s).
+const CTX_PER_SECOND: f32 = 50.0;
+/// Extra encoder positions beyond the audio: trimming to the exact length
+/// makes tiny.en drop the last word.
+const CTX_MARGIN: i32 = 64;
+/// Shortest audio given to whisper; shorter utterances are padded with silence.
+const MIN_SECONDS: f32 = 1.0;
+
+/// What whisper made of one utterance, before or after rejection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The text, trimmed.
+    pub text: String,
+    /// Mean probability of the text tokens, 0..1.
+    pub confidence: f32,
+    /// Highest no-speech probability of the segments, 0..1.
+    pub no_speech_prob: f32,
+    /// Why the text is not to be trusted, if so (silence, noise, hallucination).
+    pub rejected: Option<String>,
+    /// Wall time of the recognition.
+    pub elapsed: Duration,
+    /// The `audio_ctx` used.
+    pub audio_ctx: i32,
+}
+
+impl Transcript {
+    /// The text if it was accepted.
+    pub fn accepted_text(&self) -> Option<&str> {
+        self.rejected.is_none().then_some(self.text.as_str())
+    }
+}
+
+/// A loaded whisper model with its decoding state.
+pub struct Recognizer {
+    ctx: WhisperContext,
+    state: WhisperState,
+    settings: AsrSettings,
+}
+
+impl std::fmt::Debug for Recognizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recognizer").field("settings", &self.settings).finish()
+    }
+}
+
+/// Hint shown whenever the model file is missing.
+pub const MODEL_HINT: &str = "download ggml-tiny.en.bin from the whisper.cpp model page into models/, \
+or build it offline with scripts/build-whisper-model.sh; ATTENTIVE_WHISPER_MODEL or [audio.asr] model \
+point elsewhere";
+
+impl Recognizer {
+    /// Loads the model named by the settings (after the `ATTENTIVE_WHISPER_MODEL` override).
+    pub fn new(settings: &AsrSettings) -> Result<Self, FrontendError> {
+        let path = settings.model_path();
+        Self::with_model(&path, settings)
+    }
+
+    /// Loads the model at `path`.
+    pub fn with_model(path: &Path, settings: &AsrSettings) -> Result<Self, FrontendError> {
+        if !path.is_file() {
+            return Err(FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!("no such file; {MODEL_HINT}"),
+            });
+        }
+        // Route whisper.cpp's chatter into tracing instead of stderr.
+        whisper_rs::install_logging_hooks();
+        let mut params = WhisperContextParameters::default();
+        params.use_gpu(false);
+        let ctx = WhisperContext::new_with_params(path, params).map_err(|e| FrontendError::Model {
+            path: path.to_path_buf(),
+            detail: format!("whisper could not load it ({e}); is it a ggml model?"),
+        })?;
+        let state = ctx.create_state().map_err(|e| FrontendError::Model {
+            path: path.to_path_buf(),
+            detail: format!("cannot create a decoding state: {e}"),
+        })?;
+        Ok(Self {
+            ctx,
+            state,
+            settings: settings.clone(),
+        })
+    }
+
+    /// Sets the decoder thread count.
+    pub fn set_threads(&mut self, threads: u32) {
+        self.settings.threads = threads.max(1);
+    }
+
+    /// Transcribes 16 kHz mono audio; `names` go into the initial prompt so that rare
+    /// names are spelled right. Check [`Transcript::rejected`] before using the text.
+    pub fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError> {
+        let started = Instant::now();
+        let mut audio = samples.to_vec();
+        let min_len = (MIN_SECONDS * VAD_RATE as f32) as usize;
+        if audio.len() < min_len {
+            audio.resize(min_len, 0.0);
+        }
+        let seconds = audio.len() as f32 / VAD_RATE as f32;
+        // Whisper pads to 30 s and encodes 1500 positions; the utterance needs only its own.
+        let audio_ctx = ((seconds * CTX_PER_SECOND).ceil() as i32 + CTX_MARGIN).min(1500);
+        let prompt = initial_prompt(names);
+
+        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        params.set_n_threads(self.settings.threads.max(1) as i32);
+        let language = self.settings.language.replace('\0', "");
+        params.set_language(Some(&language));
+        params.set_audio_ctx(audio_ctx);
+        params.set_no_context(true);
+        params.set_single_segment(true);
+        params.set_print_special(false);
+        params.set_print_progress(false);
+        params.set_print_realtime(false);
+        params.set_print_timestamps(false);
+        params.set_suppress_blank(true);
+        params.set_suppress_nst(true);
+        // No temperature fallback: a second, random decode of doubtful audio is where
+        // hallucinations come from, and it doubles the latency.
+        params.set_temperature(0.0);
+        params.set_temperature_inc(0.0);
+        params.set_no_speech_thold(self.settings.no_speech_threshold);
+        if let Some(p) = &prompt {
+            params.set_initial_prompt(p);
+        }
+        self.state
+            .full(params, &audio)
+            .map_err(|e| FrontendError::Recognition(e.to_string()))?;
+
+        let eot = self.ctx.token_eot();
+        let mut text = String::new();
+        let mut probs = Vec::new();
+        let mut no_speech: f32 = 0.0;
+        let n = self.state.full_n_segments();
+        for i in 0..n {
+            let Some(seg) = self.state.get_segment(i) else { continue };
+            no_speech = no_speech.max(seg.no_speech_probability());
+            if let Ok(s) = seg.to_str_lossy() {
+                text.push_str(&s);
+            }
+            for t in 0..seg.n_tokens() {
+                if let Some(tok) = seg.get_token(t) {
+                    // Special tokens (timestamps, end of text) say nothing about the words.
+                    if tok.token_id() < eot {
+                        probs.push(tok.token_probability());
+                    }
+                }
+            }
+        }
+        let text = text.trim().to_string();
+        let confidence = if probs.is_empty() { 0.0 } else { probs.iter().sum::<f32>() / probs.len() as f32 };
+        let rejected = self.judge(&text, confidence, no_speech);
+        Ok(Transcript {
+            text,
+            confidence,
+            no_speech_prob: no_speech,
+            rejected,
+            elapsed: started.elapsed(),
+            audio_ctx,
+        })
+    }
+
+    fn judge(&self, text: &str, confidence: f32, no_speech: f32) -> Option<String> {
+        let words = text.chars().filter(|c| c.is_alphanumeric()).count();
+        if words == 0 {
+            return Some("no words".into());
+        }
+        if is_non_speech_annotation(text) {
+            return Some(format!("non-speech annotation {text:?}"));
+        }
+        if no_speech > self.settings.no_speech_threshold {
+            return Some(format!("no-speech probability {no_speech:.2}"));
+        }
+        if confidence < self.settings.min_confidence {
+            return Some(format!("low confidence {confidence:.2}"));
+        }
+        None
+    }
+}
+
+/// `[Music]`, `(wind blowing)`, `*cough*`: whisper's descriptions of sounds, not words.
+fn is_non_speech_annotation(text: &str) -> bool {
+    let t = text.trim();
+    let wrapped = |o: char, c: char| t.starts_with(o) && t.ends_with(c);
+    wrapped('[', ']') || wrapped('(', ')') || wrapped('*', '*') || t.chars().all(|c| !c.is_alphanumeric() || c == '♪')
+}
+
+/// The initial prompt: a short sentence with the names, as whisper expects prior text.
+fn initial_prompt(names: &[String]) -> Option<String> {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.replace(['\0', '_'], " ").trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        None
+    } else {
+        Some(format!("{} are talking at the table.", names.join(", ")))
+    }
+}

@@ -1,0 +1,279 @@
+//! The speech front end: audio in, `<speaker> said to <listener>: <text>` turns out.
+//!
+//! ```text
+//! AudioSource (cpal device | WAV) -> raw channels ----------------> Localizer (GCC-PHAT) -> speaker
+//!        \-> mono mix -> Resampler (16 kHz) -> Segmenter (VAD) -> Recognizer (whisper) -> text
+//!                                               speaker + text + head poses -> listener -> Turn
+//! ```
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub mod asr;
+pub mod doa;
+pub mod listener;
+pub mod participants;
+pub mod resample;
+pub mod settings;
+pub mod source;
+pub mod speaker;
+pub mod turn;
+pub mod vad;
+
+pub use asr::{Recognizer, Transcript};
+pub use doa::{Doa, Localizer};
+pub use listener::{resolve_listener, ListenerReason, ALL};
+pub use participants::{participants_from_scene_file, Participant, Participants};
+pub use resample::Resampler;
+pub use settings::{AsrSettings, AudioSettings, VadSettings};
+pub use source::{AudioSource, CpalSource, WavSource};
+pub use speaker::{resolve_speaker, SpeakerMatch, UNKNOWN_SPEAKER};
+pub use turn::Turn;
+pub use vad::{Segmenter, Utterance, VAD_RATE};
+
+/// Errors of the speech front end.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A WAV file could not be read or written.
+    #[error("WAV file {path}: {detail}")]
+    Wav {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A scene file lacks what the front end needs.
+    #[error("scene file {path}: {detail}")]
+    Scene {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The audio device is missing, vanished or refused the stream.
+    #[error("audio device: {0}")]
+    Device(String),
+    /// The whisper model is missing or unreadable.
+    #[error("whisper model {path}: {detail}")]
+    Model {
+        /// The model file.
+        path: PathBuf,
+        /// What went wrong and what to do.
+        detail: String,
+    },
+    /// whisper failed on an utterance.
+    #[error("speech recognition failed: {0}")]
+    Recognition(String),
+}
+
+/// Anything that turns 16 kHz mono audio into a transcript (whisper, or a stub in tests).
+pub trait Transcriber {
+    /// Transcribes one utterance; `names` are hints for the recogniser.
+    fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError>;
+}
+
+impl Transcriber for Recognizer {
+    fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError> {
+        Recognizer::transcribe(self, samples, names)
+    }
+}
+
+/// Counters of one run, for logs and measurements.
+#[derive(Debug, Clone, Default)]
+pub struct RunStats {
+    /// Seconds of audio consumed.
+    pub audio_s: f64,
+    /// Utterances the VAD found.
+    pub utterances: usize,
+    /// Utterances whose transcript was rejected (silence, noise, hallucination).
+    pub rejected: usize,
+    /// Turns produced.
+    pub turns: usize,
+    /// Longest time from the VAD closing an utterance to its turn (recognition included).
+    pub max_turn_latency: Duration,
+}
+
+/// The front end: one source in, turns out.
+pub struct FrontEnd<T: Transcriber> {
+    settings: AudioSettings,
+    participants: Participants,
+    transcriber: T,
+}
+
+impl<T: Transcriber> std::fmt::Debug for FrontEnd<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrontEnd").field("settings", &self.settings).finish()
+    }
+}
+
+impl<T: Transcriber> FrontEnd<T> {
+    /// A front end for these people with this recogniser.
+    pub fn new(settings: AudioSettings, participants: Participants, transcriber: T) -> Self {
+        Self {
+            settings,
+            participants,
+            transcriber,
+        }
+    }
+
+    /// Replaces the people (the twin moved them).
+    pub fn set_participants(&mut self, participants: Participants) {
+        self.participants = participants;
+    }
+
+    /// Reads `source` to its end, calling `on_turn` for every turn.
+    pub fn run(
+        &mut self,
+        source: &mut dyn AudioSource,
+        mut on_turn: impl FnMut(&Turn),
+    ) -> Result<RunStats, FrontendError> {
+        let rate = source.sample_rate();
+        let channels = source.channels();
+        let mics = self.settings.mic_positions.len();
+        let localizer = if channels >= mics {
+            Localizer::new(&self.settings.mic_positions, self.settings.speed_of_sound, rate)
+        } else {
+            None
+        };
+        if localizer.is_none() {
+            match &self.settings.fallback_speaker {
+                Some(s) => tracing::info!(channels, mics, "no direction of arrival; every speaker is {s}"),
+                None => tracing::warn!(
+                    channels,
+                    mics,
+                    "no direction of arrival (need as many channels as configured microphones, at least 2); speakers will be `unknown`"
+                ),
+            }
+        } else if channels > mics {
+            tracing::info!(channels, mics, "using the first {mics} channels for localisation");
+        }
+        let mut resampler = Resampler::new(rate, VAD_RATE);
+        let mut segmenter = Segmenter::new(self.settings.vad.clone());
+        let mut raw = RawBuffer::new(channels, rate, self.settings.vad.max_utterance_s as f64 + 3.0);
+        let mut stats = RunStats::default();
+        let mut frames_in: u64 = 0;
+        let mut mono = Vec::new();
+
+        loop {
+            let block = source.next_block()?;
+            let (utterances, done) = match &block {
+                Some(b) => {
+                    raw.push(b);
+                    frames_in += (b.len() / channels) as u64;
+                    mono.clear();
+                    mono.extend(b.chunks(channels).map(|f| f.iter().sum::<f32>() / channels as f32));
+                    (segmenter.push(&resampler.process(&mono)), false)
+                }
+                None => {
+                    let mut us = segmenter.push(&resampler.finish());
+                    us.extend(segmenter.finish());
+                    (us, true)
+                }
+            };
+            for u in utterances {
+                stats.utterances += 1;
+                let closed = Instant::now();
+                let doa = localizer.as_ref().and_then(|l| {
+                    let audio = raw.slice(u.start_s - 0.05, u.end_s + 0.05);
+                    l.estimate(&audio, channels)
+                });
+                match self.turn(&u, doa.as_ref())? {
+                    Some(turn) => {
+                        stats.turns += 1;
+                        on_turn(&turn);
+                        stats.max_turn_latency = stats.max_turn_latency.max(closed.elapsed());
+                    }
+                    None => stats.rejected += 1,
+                }
+            }
+            if done {
+                break;
+            }
+        }
+        stats.audio_s = frames_in as f64 / rate as f64;
+        Ok(stats)
+    }
+
+    /// The turn of one utterance, or `None` if the recogniser's text was rejected.
+    pub fn turn(&mut self, u: &Utterance, doa: Option<&Doa>) -> Result<Option<Turn>, FrontendError> {
+        let names = if self.settings.asr.prompt_names {
+            self.participants.spoken_names()
+        } else {
+            Vec::new()
+        };
+        let transcript = self.transcriber.transcribe(&u.samples, &names)?;
+        if let Some(why) = &transcript.rejected {
+            tracing::info!(start_s = u.start_s, text = %transcript.text, "utterance rejected: {why}");
+            return Ok(None);
+        }
+        let speaker = resolve_speaker(
+            doa,
+            &self.participants,
+            self.settings.max_speaker_error_deg,
+            self.settings.fallback_speaker.as_deref(),
+        );
+        if speaker.name == UNKNOWN_SPEAKER {
+            tracing::warn!(doa = ?doa.map(|d| d.azimuth_deg), "speaker unknown");
+        }
+        let (listener, reason) =
+            resolve_listener(&transcript.text, &speaker.name, &self.participants, self.settings.listener_cone_deg);
+        tracing::debug!(?reason, listener, "listener resolved");
+        tracing::debug!(elapsed_ms = transcript.elapsed.as_millis() as u64, audio_ctx = transcript.audio_ctx, "recognised");
+        let mut turn = Turn::new(speaker.name, listener, transcript.text);
+        turn.start_s = u.start_s;
+        turn.end_s = u.end_s;
+        turn.doa_deg = doa.map(|d| d.azimuth_deg);
+        turn.confidence = transcript.confidence;
+        Ok(Some(turn))
+    }
+}
+
+/// The last seconds of raw interleaved audio, addressable by stream time.
+struct RawBuffer {
+    channels: usize,
+    rate: u32,
+    cap_frames: usize,
+    first_frame: u64,
+    data: VecDeque<f32>,
+}
+
+impl RawBuffer {
+    fn new(channels: usize, rate: u32, seconds: f64) -> Self {
+        Self {
+            channels,
+            rate,
+            cap_frames: (seconds * rate as f64) as usize,
+            first_frame: 0,
+            data: VecDeque::new(),
+        }
+    }
+
+    fn push(&mut self, block: &[f32]) {
+        self.data.extend(block);
+        let frames = self.data.len() / self.channels;
+        if frames > self.cap_frames {
+            let drop = frames - self.cap_frames;
+            self.data.drain(..drop * self.channels);
+            self.first_frame += drop as u64;
+        }
+    }
+
+    fn slice(&self, from_s: f64, to_s: f64) -> Vec<f32> {
+        let frames = (self.data.len() / self.channels) as u64;
+        let at = |s: f64| ((s.max(0.0) * self.rate as f64) as u64).clamp(self.first_frame, self.first_frame + frames);
+        let (a, b) = (at(from_s) - self.first_frame, at(to_s) - self.first_frame);
+        self.data
+            .range(a as usize * self.channels..b as usize * self.channels)
+            .copied()
+            .collect()
+    }
+}

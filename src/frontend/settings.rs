@@ -1,0 +1,131 @@
+//! `[audio]` configuration of the speech front end.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// Settings of the speech front end: the `[audio]` section of the configuration.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AudioSettings {
+    /// Input device name (as cpal lists it); `None` takes the default device.
+    pub device: Option<String>,
+    /// Requested capture rate in Hz; `None` takes the device's default.
+    pub sample_rate: Option<u32>,
+    /// Microphone positions relative to the array origin, in the robot frame
+    /// (x forward, y left, z up), metres, in channel order.
+    pub mic_positions: Vec<[f32; 3]>,
+    /// Array origin in the robot frame, relative to the robot's floor point (metres).
+    pub array_offset: [f32; 3],
+    /// Speed of sound in m/s.
+    pub speed_of_sound: f32,
+    /// Largest difference in degrees between the direction of arrival and a
+    /// person's head direction for that person to be taken as the speaker.
+    pub max_speaker_error_deg: f32,
+    /// Speaker used when the direction cannot be measured (one microphone); `None` gives `unknown`.
+    pub fallback_speaker: Option<String>,
+    /// Voice activity detection and end of turn.
+    pub vad: VadSettings,
+    /// Speech recognition.
+    pub asr: AsrSettings,
+    /// Half-angle in degrees of the cone around the speaker's head direction
+    /// in which the listener is searched.
+    pub listener_cone_deg: f32,
+}
+
+/// Voice activity detection and utterance segmentation.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct VadSettings {
+    /// Speech probability (0..1) above which a 16 ms frame counts as voiced.
+    pub threshold: f32,
+    /// Audio kept before the first voiced frame, in ms (onsets are soft).
+    pub pre_roll_ms: u32,
+    /// Shortest utterance in ms of voiced audio; shorter bursts (clicks, coughs) are dropped.
+    pub min_speech_ms: u32,
+    /// Silence in ms that ends an utterance (end of turn).
+    pub end_silence_ms: u32,
+    /// Longest utterance in seconds; longer speech is cut (whisper's window is 30 s).
+    pub max_utterance_s: f32,
+}
+
+/// Whisper recognition.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AsrSettings {
+    /// Path of the ggml model; the environment variable `ATTENTIVE_WHISPER_MODEL` overrides it.
+    pub model: PathBuf,
+    /// Spoken language (whisper code, e.g. `en`).
+    pub language: String,
+    /// Decoder threads; 1 by default because ggml's workers spin-wait on shared cores.
+    pub threads: u32,
+    /// Segments whose no-speech probability is above this are rejected.
+    pub no_speech_threshold: f32,
+    /// Utterances whose mean token probability is below this are rejected.
+    pub min_confidence: f32,
+    /// Give the participants' names as the initial prompt.
+    pub prompt_names: bool,
+}
+
+impl Default for AudioSettings {
+    fn default() -> Self {
+        Self {
+            device: None,
+            sample_rate: None,
+            mic_positions: circular_array(4, 0.032),
+            array_offset: [0.0, 0.0, 1.3],
+            speed_of_sound: 343.0,
+            max_speaker_error_deg: 25.0,
+            fallback_speaker: None,
+            vad: VadSettings::default(),
+            asr: AsrSettings::default(),
+            listener_cone_deg: 30.0,
+        }
+    }
+}
+
+impl Default for VadSettings {
+    fn default() -> Self {
+        Self {
+            threshold: 0.5,
+            pre_roll_ms: 200,
+            min_speech_ms: 250,
+            end_silence_ms: 500,
+            max_utterance_s: 28.0,
+        }
+    }
+}
+
+impl Default for AsrSettings {
+    fn default() -> Self {
+        Self {
+            model: PathBuf::from("models/ggml-tiny.en.bin"),
+            language: "en".into(),
+            threads: 1,
+            no_speech_threshold: 0.6,
+            min_confidence: 0.35,
+            prompt_names: true,
+        }
+    }
+}
+
+impl AsrSettings {
+    /// The model path after the `ATTENTIVE_WHISPER_MODEL` override.
+    pub fn model_path(&self) -> PathBuf {
+        match std::env::var_os("ATTENTIVE_WHISPER_MODEL") {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => self.model.clone(),
+        }
+    }
+}
+
+/// `n` microphones evenly on a horizontal circle of `radius` metres, the first on +x
+/// (the ReSpeaker 4-mic layout by default).
+pub fn circular_array(n: usize, radius: f32) -> Vec<[f32; 3]> {
+    (0..n)
+        .map(|i| {
+            let a = i as f32 * std::f32::consts::TAU / n as f32;
+            [radius * a.cos(), radius * a.sin(), 0.0]
+        })
+        .collect()
+}

@@ -1,0 +1,48 @@
+//! Turns: the front end's output, as the contract's `turn` event.
+
+use serde::Serialize;
+
+/// One utterance attributed to a speaker and a listener.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Turn {
+    /// Always `"turn"` (the contract's event type).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Who spoke (`unknown` when unresolved).
+    pub speaker: String,
+    /// Who was addressed (`All` when nobody in particular).
+    pub listener: String,
+    /// What was said.
+    pub text: String,
+    /// Start of speech, seconds from the start of the stream.
+    pub start_s: f64,
+    /// End of speech, seconds from the start of the stream.
+    pub end_s: f64,
+    /// Direction of arrival in degrees in the robot frame (0 = ahead, + = left), if measured.
+    pub doa_deg: Option<f32>,
+    /// Recogniser confidence: mean token probability, 0..1.
+    pub confidence: f32,
+}
+
+impl Turn {
+    /// A turn event.
+    pub fn new(speaker: String, listener: String, text: String) -> Self {
+        Self {
+            kind: "turn",
+            speaker,
+            listener,
+            text,
+            start_s: 0.0,
+            end_s: 0.0,
+            doa_deg: None,
+            confidence: 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Turn {
+    /// `Felix said to Daniel: ...`, the form the simulator reads too.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} said to {}: {}", self.speaker, self.listener, self.text)
+    }
+}

@@ -1,0 +1,242 @@
+//! Voice activity detection and utterance segmentation (end of turn).
+//!
+//! Detector choice: `earshot`, a pure-Rust streaming VAD with a 40 KiB embedded
+//! neural network on 16 ms frames at 16 kHz. It builds offline (the Silero crates
+//! fetch onnxruntime at build time, which fails here), costs ~0.3 ms of CPU per
+//! second of audio, and unlike webrtc-vad's energy/GMM model does not fire on
+//! steady noise. Measured here (`tests/speech_vad.rs`, espeak-ng sentences with
+//! white noise at 20 dB SNR and 1.0-1.5 s gaps): every utterance found, bounds
+//! within 150 ms, and no utterance on 10 s of noise alone; a simple energy
+//! threshold calibrated on the same noise either split words or fired on noise
+//! bursts. No recording of real human speech is available offline on this
+//! machine, so the synthetic speech is the measurement; see the test for numbers.
+
+use std::collections::VecDeque;
+
+use super::settings::VadSettings;
+
+/// Sample rate the detector and the recogniser work at.
+pub const VAD_RATE: u32 = 16_000;
+/// Samples per detector frame (16 ms).
+pub const FRAME: usize = 256;
+const FRAME_S: f64 = FRAME as f64 / VAD_RATE as f64;
+/// Audio kept after the last voiced frame so the recogniser hears word endings.
+const TAIL_FRAMES: usize = 6;
+
+/// One utterance: speech bounds in seconds from the start of the stream and the
+/// 16 kHz mono audio (with pre-roll and a short tail).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Utterance {
+    /// First voiced frame, seconds.
+    pub start_s: f64,
+    /// End of the last voiced frame, seconds.
+    pub end_s: f64,
+    /// Time of `samples[0]`, seconds (before `start_s` by the pre-roll).
+    pub audio_start_s: f64,
+    /// 16 kHz mono samples.
+    pub samples: Vec<f32>,
+}
+
+/// Frame-level voice detector (a trait so tests can script decisions).
+pub trait VoiceDetector {
+    /// Speech probability of one 256-sample frame at 16 kHz.
+    fn score(&mut self, frame: &[f32]) -> f32;
+}
+
+/// The earshot network.
+pub struct EarshotDetector(Box<earshot::Detector>);
+
+impl Default for EarshotDetector {
+    fn default() -> Self {
+        Self(earshot::Detector::default_boxed())
+    }
+}
+
+impl std::fmt::Debug for EarshotDetector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EarshotDetector")
+    }
+}
+
+impl VoiceDetector for EarshotDetector {
+    fn score(&mut self, frame: &[f32]) -> f32 {
+        self.0.predict_f32(frame)
+    }
+}
+
+/// Cuts a 16 kHz mono stream into utterances.
+pub struct Segmenter<D: VoiceDetector = EarshotDetector> {
+    detector: D,
+    settings: VadSettings,
+    /// Samples not yet making a full frame.
+    pending: Vec<f32>,
+    /// Frames seen so far.
+    frame_index: u64,
+    /// Recent unvoiced frames kept as pre-roll.
+    pre_roll: VecDeque<Vec<f32>>,
+    current: Option<Current>,
+}
+
+struct Current {
+    audio_start_frame: u64,
+    start_frame: u64,
+    last_voiced_frame: u64,
+    voiced_frames: u64,
+    samples: Vec<f32>,
+}
+
+impl std::fmt::Debug for Segmenter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segmenter").field("settings", &self.settings).finish()
+    }
+}
+
+impl Segmenter<EarshotDetector> {
+    /// A segmenter with the earshot detector.
+    pub fn new(settings: VadSettings) -> Self {
+        Self::with_detector(EarshotDetector::default(), settings)
+    }
+}
+
+impl<D: VoiceDetector> Segmenter<D> {
+    /// A segmenter over any frame detector.
+    pub fn with_detector(detector: D, settings: VadSettings) -> Self {
+        Self {
+            detector,
+            settings,
+            pending: Vec::new(),
+            frame_index: 0,
+            pre_roll: VecDeque::new(),
+            current: None,
+        }
+    }
+
+    fn frames(ms: u32) -> u64 {
+        (ms as f64 / 1000.0 / FRAME_S).round() as u64
+    }
+
+    /// Feeds 16 kHz mono samples; returns the utterances that ended.
+    pub fn push(&mut self, samples: &[f32]) -> Vec<Utterance> {
+        self.pending.extend_from_slice(samples);
+        let mut out = Vec::new();
+        let mut offset = 0;
+        while self.pending.len() - offset >= FRAME {
+            let frame = self.pending[offset..offset + FRAME].to_vec();
+            offset += FRAME;
+            if let Some(u) = self.frame(frame) {
+                out.push(u);
+            }
+        }
+        self.pending.drain(..offset);
+        out
+    }
+
+    /// Ends the stream: returns the utterance in progress, if long enough.
+    pub fn finish(&mut self) -> Option<Utterance> {
+        self.current.take().and_then(|c| self.close(c))
+    }
+
+    fn frame(&mut self, frame: Vec<f32>) -> Option<Utterance> {
+        let i = self.frame_index;
+        self.frame_index += 1;
+        let voiced = self.detector.score(&frame) >= self.settings.threshold;
+        match self.current.as_mut() {
+            None => {
+                if voiced {
+                    let pre: Vec<f32> = self.pre_roll.drain(..).flatten().collect();
+                    let pre_frames = (pre.len() / FRAME) as u64;
+                    let mut samples = pre;
+                    samples.extend_from_slice(&frame);
+                    self.current = Some(Current {
+                        audio_start_frame: i - pre_frames,
+                        start_frame: i,
+                        last_voiced_frame: i,
+                        voiced_frames: 1,
+                        samples,
+                    });
+                } else {
+                    self.pre_roll.push_back(frame);
+                    while self.pre_roll.len() as u64 > Self::frames(self.settings.pre_roll_ms) {
+                        self.pre_roll.pop_front();
+                    }
+                }
+                None
+            }
+            Some(c) => {
+                c.samples.extend_from_slice(&frame);
+                if voiced {
+                    c.last_voiced_frame = i;
+                    c.voiced_frames += 1;
+                }
+                let silence = i - c.last_voiced_frame;
+                let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
+                if silence >= Self::frames(self.settings.end_silence_ms)
+                    || length_s >= self.settings.max_utterance_s as f64
+                {
+                    let c = self.current.take()?;
+                    return self.close(c);
+                }
+                None
+            }
+        }
+    }
+
+    fn close(&mut self, mut c: Current) -> Option<Utterance> {
+        if c.voiced_frames < Self::frames(self.settings.min_speech_ms).max(1) {
+            return None;
+        }
+        let keep = ((c.last_voiced_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame) as usize * FRAME)
+            .min(c.samples.len());
+        c.samples.truncate(keep);
+        Some(Utterance {
+            start_s: c.start_frame as f64 * FRAME_S,
+            end_s: (c.last_voiced_frame + 1) as f64 * FRAME_S,
+            audio_start_s: c.audio_start_frame as f64 * FRAME_S,
+            samples: c.samples,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Voiced where the frame's first sample is non-zero.
+    struct Scripted;
+    impl VoiceDetector for Scripted {
+        fn score(&mut self, frame: &[f32]) -> f32 {
+            if frame[0] != 0.0 { 1.0 } else { 0.0 }
+        }
+    }
+
+    fn stream(pattern: &[(bool, usize)]) -> Vec<f32> {
+        pattern
+            .iter()
+            .flat_map(|&(v, frames)| std::iter::repeat_n(if v { 0.5 } else { 0.0 }, frames * FRAME))
+            .collect()
+    }
+
+    #[test]
+    fn splits_at_end_silence_and_drops_short_bursts() {
+        let s = VadSettings { end_silence_ms: 320, min_speech_ms: 160, pre_roll_ms: 160, ..Default::default() };
+        let mut seg = Segmenter::with_detector(Scripted, s);
+        // 50 silent, 40 voiced, 10 silent (short pause, same utterance), 20 voiced,
+        // 40 silent (end), 3 voiced (click: dropped), 40 silent.
+        let x = stream(&[(false, 50), (true, 40), (false, 10), (true, 20), (false, 40), (true, 3), (false, 40)]);
+        let mut us = seg.push(&x);
+        us.extend(seg.finish());
+        assert_eq!(us.len(), 1, "{us:?}");
+        let u = &us[0];
+        assert!((u.start_s - 50.0 * FRAME_S).abs() < 1e-9);
+        assert!((u.end_s - 120.0 * FRAME_S).abs() < 1e-9);
+        assert!((u.audio_start_s - 40.0 * FRAME_S).abs() < 1e-9, "pre-roll of 10 frames");
+        assert_eq!(u.samples.len(), (80 + TAIL_FRAMES) * FRAME);
+    }
+
+    #[test]
+    fn speech_running_into_the_end_of_stream_is_kept() {
+        let mut seg = Segmenter::with_detector(Scripted, VadSettings::default());
+        assert!(seg.push(&stream(&[(false, 5), (true, 30)])).is_empty());
+        assert!(seg.finish().is_some());
+    }
+}

@@ -1,0 +1,16 @@
+//! `attentive`: attentive support for human-robot group interaction.
+//!
+//! The modules follow the data flow of DESIGN.md: `frontend` turns audio into
+//! turns, `agent` decides with an LLM (`llm`) over the digital twin (`twin`),
+//! `voice` speaks and `robot` moves the real arms; `eval` judges dialogues.
+
+pub mod agent;
+pub mod config;
+pub mod eval;
+pub mod events;
+pub mod frontend;
+pub mod llm;
+pub mod paths;
+pub mod robot;
+pub mod twin;
+pub mod voice;

@@ -1,0 +1,344 @@
+//! Collision geometry: link capsules, capsule distances, the environment
+//! trait the caller implements (or fills with [`ObstacleSet`]), and a
+//! parry3d-backed obstacle set.
+
+use glam::{Quat, Vec3};
+use parry3d::math::Pose;
+use parry3d::query;
+use parry3d::shape::{Shape, SharedShape};
+
+use super::chain::{ArmKinematics, Joints, LinkFrames};
+
+/// A capsule in the world: segment `a`-`b` swept by a ball of `radius` (m).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capsule {
+    /// Segment start.
+    pub a: Vec3,
+    /// Segment end.
+    pub b: Vec3,
+    /// Radius (m).
+    pub radius: f32,
+}
+
+impl Capsule {
+    /// Capsule from its segment and radius.
+    pub fn new(a: Vec3, b: Vec3, radius: f32) -> Self {
+        Self { a, b, radius }
+    }
+
+    /// Surface distance to another capsule; negative when they overlap.
+    pub fn distance(&self, other: &Capsule) -> f32 {
+        segment_distance(self.a, self.b, other.a, other.b) - self.radius - other.radius
+    }
+
+    /// The same capsule as a parry3d shape (to be used with the identity pose).
+    pub fn to_parry(&self) -> parry3d::shape::Capsule {
+        parry3d::shape::Capsule::new(self.a, self.b, self.radius)
+    }
+}
+
+/// Distance between segments p1-q1 and p2-q2 (Ericson, Real-Time Collision Detection 5.1.9).
+pub fn segment_distance(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    const EPS: f32 = 1e-12;
+    let (s, t);
+    if a <= EPS && e <= EPS {
+        return r.length();
+    }
+    if a <= EPS {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e <= EPS {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let mut s0 = if denom > EPS {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let mut t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t0 = 0.0;
+                s0 = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t0 = 1.0;
+                s0 = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            s = s0;
+            t = t0;
+        }
+    }
+    ((p1 + d1 * s) - (p2 + d2 * t)).length()
+}
+
+/// Nearest obstacle to a probe shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clearance {
+    /// Surface distance (m); zero or negative means contact or penetration.
+    pub distance: f32,
+    /// Name of the nearest obstacle.
+    pub obstacle: String,
+}
+
+/// The environment, owned by the caller (table, objects, people).
+pub trait Obstacles {
+    /// Nearest obstacle to `shape` placed at `world_from_shape`, ignoring obstacles named in
+    /// `exclude`; `None` when no obstacle is left to check.
+    fn clearance(
+        &self,
+        shape: &dyn Shape,
+        world_from_shape: &Pose,
+        exclude: &[String],
+    ) -> Option<Clearance>;
+
+    /// Nearest obstacle to a world capsule (robot links).
+    fn capsule_clearance(&self, capsule: &Capsule, exclude: &[String]) -> Option<Clearance> {
+        self.clearance(&capsule.to_parry(), &Pose::IDENTITY, exclude)
+    }
+}
+
+/// No environment at all.
+impl Obstacles for () {
+    fn clearance(&self, _: &dyn Shape, _: &Pose, _: &[String]) -> Option<Clearance> {
+        None
+    }
+}
+
+/// One named parry3d shape in the world.
+#[derive(Clone)]
+pub struct Obstacle {
+    /// Name reported in clearances and failures.
+    pub name: String,
+    /// Shape in its own frame.
+    pub shape: SharedShape,
+    /// Where the shape is.
+    pub world_from_shape: Pose,
+    bound_center: Vec3,
+    bound_radius: f32,
+}
+
+impl std::fmt::Debug for Obstacle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Obstacle")
+            .field("name", &self.name)
+            .field("world_from_shape", &self.world_from_shape)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A simple list of parry3d obstacles implementing [`Obstacles`].
+#[derive(Debug, Clone, Default)]
+pub struct ObstacleSet {
+    /// The obstacles, in insertion order.
+    pub obstacles: Vec<Obstacle>,
+}
+
+impl ObstacleSet {
+    /// Empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds any parry3d shape.
+    pub fn add(&mut self, name: impl Into<String>, shape: SharedShape, world_from_shape: Pose) {
+        let bound = shape.compute_bounding_sphere(&world_from_shape);
+        self.obstacles.push(Obstacle {
+            name: name.into(),
+            shape,
+            world_from_shape,
+            bound_center: bound.center,
+            bound_radius: bound.radius,
+        });
+    }
+
+    /// Adds an axis-aligned box given its centre and half extents.
+    pub fn add_box(&mut self, name: impl Into<String>, center: Vec3, half_extents: Vec3) {
+        self.add(
+            name,
+            SharedShape::cuboid(half_extents.x, half_extents.y, half_extents.z),
+            Pose::from_translation(center),
+        );
+    }
+
+    /// Adds an upright cylinder standing on `bottom_center`.
+    pub fn add_cylinder(
+        &mut self,
+        name: impl Into<String>,
+        bottom_center: Vec3,
+        radius: f32,
+        height: f32,
+    ) {
+        // parry cylinders run along local y; turn y up to world z.
+        let pose = Pose::from_parts(
+            bottom_center + Vec3::Z * (0.5 * height),
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        );
+        self.add(name, SharedShape::cylinder(0.5 * height, radius), pose);
+    }
+
+    /// Adds a capsule given in world coordinates.
+    pub fn add_capsule(&mut self, name: impl Into<String>, capsule: Capsule) {
+        self.add(
+            name,
+            SharedShape::capsule(capsule.a, capsule.b, capsule.radius),
+            Pose::IDENTITY,
+        );
+    }
+
+    /// Removes every obstacle with this name; returns how many were removed.
+    pub fn remove(&mut self, name: &str) -> usize {
+        let before = self.obstacles.len();
+        self.obstacles.retain(|o| o.name != name);
+        before - self.obstacles.len()
+    }
+}
+
+/// Signed distance between two placed shapes (negative = penetration depth).
+pub fn signed_distance(pose1: &Pose, shape1: &dyn Shape, pose2: &Pose, shape2: &dyn Shape) -> f32 {
+    match query::distance(pose1, shape1, pose2, shape2) {
+        Ok(d) if d.distance > 0.0 => d.distance,
+        Ok(_) => match query::contact(pose1, shape1, pose2, shape2, 0.0) {
+            Ok(Some(c)) => c.dist.min(0.0),
+            _ => 0.0,
+        },
+        // Unsupported shape pairs are treated as touching: unsafe to assume clearance.
+        Err(_) => 0.0,
+    }
+}
+
+impl Obstacles for ObstacleSet {
+    fn clearance(
+        &self,
+        shape: &dyn Shape,
+        world_from_shape: &Pose,
+        exclude: &[String],
+    ) -> Option<Clearance> {
+        let probe = shape.compute_bounding_sphere(world_from_shape);
+        let mut best: Option<(f32, &str)> = None;
+        for o in &self.obstacles {
+            if exclude.iter().any(|e| *e == o.name) {
+                continue;
+            }
+            // Bounding spheres give a cheap lower bound; skip what cannot beat the best.
+            let lower = (o.bound_center - probe.center).length() - o.bound_radius - probe.radius;
+            if let Some((d, _)) = best {
+                if lower >= d {
+                    continue;
+                }
+            }
+            let d = signed_distance(
+                world_from_shape,
+                shape,
+                &o.world_from_shape,
+                o.shape.as_ref(),
+            );
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, &o.name));
+            }
+        }
+        best.map(|(distance, name)| Clearance {
+            distance,
+            obstacle: name.to_string(),
+        })
+    }
+}
+
+impl ArmKinematics {
+    /// World capsules of the links, in description order, from precomputed frames.
+    pub fn capsules_from_frames(&self, frames: &LinkFrames) -> Vec<Capsule> {
+        self.links
+            .iter()
+            .map(|l| {
+                let a = Vec3::from(frames[l.from].translation);
+                let b = Vec3::from(frames[l.to].translation);
+                let dir = (b - a).normalize_or_zero();
+                Capsule::new(a - dir * l.extend_start, b + dir * l.extend_end, l.radius)
+            })
+            .collect()
+    }
+
+    /// World capsules of the links for joint vector `q`.
+    pub fn capsules(&self, q: &Joints) -> Vec<Capsule> {
+        self.capsules_from_frames(&self.link_frames(q))
+    }
+
+    /// Whether links `i` and `j` touch by construction (their frame spans meet), so
+    /// their contact is not a collision.
+    pub fn links_adjacent(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.links[i], &self.links[j]);
+        let gap = (b.from as isize - a.to as isize).max(a.from as isize - b.to as isize);
+        gap <= 1
+    }
+
+    /// Link `i` is mounted on the torso (starts at the arm base).
+    pub fn link_on_torso(&self, i: usize) -> bool {
+        self.links[i].from == 0
+    }
+
+    /// "left forearm".
+    pub fn link_label(&self, i: usize) -> String {
+        format!("{} {}", self.side.name(), self.links[i].name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_distance_cases() {
+        let d = segment_distance(
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(0.5, 1.0, 0.0),
+            Vec3::new(0.5, 1.0, 1.0),
+        );
+        assert!((d - 1.0).abs() < 1e-6);
+        let d = segment_distance(
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(3.0, 0.0, 0.0),
+        );
+        assert!((d - 1.0).abs() < 1e-6);
+        let d = segment_distance(
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(0.5, -1.0, 0.0),
+            Vec3::new(0.5, 1.0, 0.0),
+        );
+        assert!(d.abs() < 1e-6);
+    }
+
+    #[test]
+    fn obstacle_set_reports_nearest_and_respects_exclusions() {
+        let mut set = ObstacleSet::new();
+        set.add_box("table", Vec3::new(0.0, 0.0, 0.7), Vec3::new(0.6, 0.4, 0.05));
+        set.add_cylinder("bottle", Vec3::new(0.0, 0.0, 0.75), 0.04, 0.25);
+        let probe = Capsule::new(Vec3::new(0.1, 0.0, 0.9), Vec3::new(0.3, 0.0, 0.9), 0.02);
+        let c = set
+            .capsule_clearance(&probe, &[])
+            .expect("obstacles present");
+        assert_eq!(c.obstacle, "bottle");
+        assert!((c.distance - (0.1 - 0.04 - 0.02)).abs() < 1e-4, "{c:?}");
+        let c = set
+            .capsule_clearance(&probe, &["bottle".into()])
+            .expect("table left");
+        assert_eq!(c.obstacle, "table");
+        let inside = Capsule::new(Vec3::new(0.0, 0.0, 0.7), Vec3::new(0.1, 0.0, 0.7), 0.02);
+        let c = set
+            .capsule_clearance(&inside, &["bottle".into()])
+            .expect("table");
+        assert!(c.distance < 0.0, "penetration is negative: {c:?}");
+    }
+}

@@ -1,0 +1,70 @@
+//! Robot kinematics for the twin: a bimanual Kinova Jaco Gen2 7-DOF robot
+//! described as data, forward and inverse kinematics, collision geometry
+//! and timed motion simulation with feasibility checks.
+//!
+//! # Public API
+//!
+//! - [`RobotDescription::load`]`(path)` / [`RobotDescription::from_toml_str`]`(text, origin)`
+//!   read `scenes/robots/*.toml`; errors are [`DescriptionError`] naming the file and reason.
+//! - [`Robot::new`]`(&description, world_from_robot)` places the robot; use
+//!   [`world_from_robot`]`(x, y, yaw)` for the scene's `robot.position`.
+//!   [`Robot::arm`]`(Side)` gives an [`ArmKinematics`]:
+//!   - `world_from_hand(&q)`, `base_from_hand(&q)`, `link_frames(&q)` (9 world frames),
+//!     `jacobian(&q)` ([`Jacobian`], 6x7, world frame), `capsules(&q)`, `joint_margin(&q)`;
+//!   - `solve_ik(&IkTarget, &seed, &IkOptions) -> Result<IkSolution, IkError>` with targets
+//!     [`IkTarget::Pose`], [`IkTarget::Position`], [`IkTarget::approach`] (position + hand
+//!     z axis, free about it) and [`IkTarget::pose_free_about`] (pose, free about a world axis).
+//! - [`Robot::self_clearance`]`(&q_left, &q_right)` → nearest pair of robot parts.
+//! - [`Obstacles`] is the environment trait the caller implements; [`ObstacleSet`] is a
+//!   ready parry3d implementation (`add_box`, `add_cylinder`, `add_capsule`, `add`).
+//! - [`Robot::simulate`]`(&MotionRequest, &dyn Obstacles, &MotionOptions)` →
+//!   `Result<`[`Motion`]`, `[`MotionFailure`]`>`; the failure's `Display` is one sentence
+//!   ("the left forearm would hit box").
+//! - [`Robot::head_angles_towards`]`(point)` → pan/tilt for gazing.
+//!
+//! # Conventions
+//!
+//! - Joint vectors are `[f32; 7]` in radians. Zero is the arm stretched straight along the
+//!   base z axis (Kinova's 180° for joints 2, 4 and 6), so `q_kinova = 180° + q` for joints
+//!   2, 4, 6 and `q_kinova = q` for 1, 3, 5, 7; positive follows the DH z axes in the TOML
+//!   (the sign against the real controller is not verified).
+//! - Frames: 0 = arm base, 1..=7 after each joint (7 = flange), 8 = hand (tool centre between
+//!   the fingers). Hand frame: z = approach direction out of the palm, x = closing direction.
+//! - Transforms are named `a_from_b` (maps b coordinates into a).
+
+mod chain;
+mod collision;
+mod description;
+mod ik;
+mod motion;
+mod pose;
+mod robot;
+
+#[cfg(test)]
+mod tests;
+
+pub use chain::{
+    jacobian_from_frames, ArmKinematics, Jacobian, Joints, LinkFrames, Side, DOF, FRAMES,
+    HAND_FRAME,
+};
+pub use collision::{
+    segment_distance, signed_distance, Capsule, Clearance, Obstacle, ObstacleSet, Obstacles,
+};
+pub use description::{
+    ArmDescription, ArmsDescription, ChainDescription, DescriptionError, FixedCapsule,
+    HandDescription, HeadDescription, JointDescription, LinkDescription, PinchGrasp, PowerGrasp,
+    RobotDescription, TorsoDescription,
+};
+pub use ik::{IkError, IkOptions, IkSolution, IkTarget, Lcg};
+pub use motion::{
+    AttachedObject, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
+    Waypoint,
+};
+pub use pose::{
+    axis_error, frame_from_z_x, interpolate, min_jerk, pose_from_xyz_rpy_deg, quat_from_rpy_deg,
+    rotation, rotation_error, translation, world_from_robot,
+};
+pub use robot::{HeadAngles, Robot, SelfClearance};
+
+/// The shipped description, relative to the crate root.
+pub const DEFAULT_DESCRIPTION: &str = "scenes/robots/jaco2_bimanual.toml";

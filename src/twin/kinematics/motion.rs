@@ -1,0 +1,502 @@
+//! Motion simulation: a timed minimum-jerk Cartesian trajectory through
+//! waypoints, tracked by IK at a fixed step, with joint-limit, speed,
+//! self-collision and environment checks at every sample. The first
+//! violation stops the motion and says why.
+
+use glam::{Affine3A, Vec3};
+use parry3d::math::Pose;
+use parry3d::shape::SharedShape;
+use thiserror::Error;
+
+use super::chain::{Joints, Side, DOF, HAND_FRAME};
+use super::collision::{signed_distance, Capsule, Obstacles};
+use super::ik::{IkError, IkOptions, IkTarget};
+use super::pose::{interpolate, min_jerk, rotation, translation};
+use super::robot::Robot;
+
+/// One Cartesian goal of a motion, reached `duration_s` after the previous one.
+#[derive(Debug, Clone)]
+pub struct Waypoint {
+    /// Name used in messages ("approach", "grasp", "lift").
+    pub label: String,
+    /// Hand goal; free axes are fixed by IK at the start of the segment.
+    pub target: IkTarget,
+    /// Time to get there from the previous waypoint (s).
+    pub duration_s: f32,
+    /// Obstacles ignored while moving to this waypoint (e.g. the object being grasped).
+    pub exclude: Vec<String>,
+}
+
+impl Waypoint {
+    /// Waypoint without segment-specific exclusions.
+    pub fn new(label: impl Into<String>, target: IkTarget, duration_s: f32) -> Self {
+        Self {
+            label: label.into(),
+            target,
+            duration_s,
+            exclude: Vec::new(),
+        }
+    }
+
+    /// Adds obstacles ignored during this segment.
+    pub fn excluding(mut self, names: &[&str]) -> Self {
+        self.exclude.extend(names.iter().map(|n| n.to_string()));
+        self
+    }
+}
+
+/// An object carried in the hand; its own collisions count.
+#[derive(Clone)]
+pub struct AttachedObject {
+    /// Object name (also excluded from the arm's own obstacle checks).
+    pub name: String,
+    /// Shape in the object's frame.
+    pub shape: SharedShape,
+    /// Object frame in the hand frame.
+    pub hand_from_object: Pose,
+    /// Obstacles the object may touch (e.g. the table while placing).
+    pub exclude: Vec<String>,
+}
+
+impl std::fmt::Debug for AttachedObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AttachedObject")
+            .field("name", &self.name)
+            .field("hand_from_object", &self.hand_from_object)
+            .field("exclude", &self.exclude)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AttachedObject {
+    /// An upright cylinder (e.g. a bottle) whose axis is `axis_in_hand`, centred at `center_in_hand`.
+    pub fn cylinder(
+        name: impl Into<String>,
+        radius: f32,
+        height: f32,
+        center_in_hand: Vec3,
+        axis_in_hand: Vec3,
+    ) -> Self {
+        // parry cylinders run along local y.
+        let rot = glam::Quat::from_rotation_arc(Vec3::Y, axis_in_hand.normalize_or(Vec3::Y));
+        Self {
+            name: name.into(),
+            shape: SharedShape::cylinder(0.5 * height, radius),
+            hand_from_object: Pose::from_parts(center_in_hand, rot),
+            exclude: Vec::new(),
+        }
+    }
+}
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct MotionRequest {
+    /// The moving arm.
+    pub side: Side,
+    /// Its joints at the start.
+    pub start: Joints,
+    /// The other arm's joints (held still; checked against).
+    pub other_arm: Joints,
+    /// Goals in order.
+    pub waypoints: Vec<Waypoint>,
+    /// Object carried in the hand, if any.
+    pub attached: Option<AttachedObject>,
+    /// Obstacles ignored for the whole motion.
+    pub exclude: Vec<String>,
+}
+
+/// Sampling and safety settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MotionOptions {
+    /// Sample period (s).
+    pub step_s: f32,
+    /// Smallest allowed distance to obstacles (m).
+    pub min_clearance: f32,
+    /// Smallest allowed distance between robot parts (m).
+    pub min_self_clearance: f32,
+    /// Fastest allowed joint speed (rad/s); catches jumps through singularities.
+    pub max_joint_speed: f32,
+    /// IK settings for solving each waypoint.
+    pub waypoint_ik: IkOptions,
+    /// IK settings for tracking between samples.
+    pub tracking_ik: IkOptions,
+}
+
+impl Default for MotionOptions {
+    fn default() -> Self {
+        Self {
+            step_s: 0.04,
+            min_clearance: 0.01,
+            min_self_clearance: 0.01,
+            max_joint_speed: 2.0,
+            waypoint_ik: IkOptions::default(),
+            tracking_ik: IkOptions::tracking(),
+        }
+    }
+}
+
+/// One trajectory sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Time since the start (s).
+    pub t: f32,
+    /// Joint vector (rad).
+    pub q: Joints,
+}
+
+/// A feasible simulated motion and its margins.
+#[derive(Debug, Clone)]
+pub struct Motion {
+    /// The arm that moves.
+    pub side: Side,
+    /// Samples from t = 0 (the start) to the end.
+    pub samples: Vec<Sample>,
+    /// Sample index at which each waypoint is reached.
+    pub waypoint_samples: Vec<usize>,
+    /// Smallest normalised joint-limit margin (1 = mid-range, 0 = at a limit).
+    pub min_joint_margin: f32,
+    /// Smallest distance to any non-excluded obstacle (m); infinite without obstacles.
+    pub min_clearance: f32,
+    /// The obstacle at `min_clearance`.
+    pub nearest_obstacle: Option<String>,
+    /// Smallest distance between robot parts (m).
+    pub min_self_clearance: f32,
+    /// Sum of joint-space step lengths (rad).
+    pub joint_path_length: f32,
+    /// Total time (s).
+    pub duration_s: f32,
+    /// Hand pose at the end.
+    pub final_world_from_hand: Affine3A,
+}
+
+impl Motion {
+    /// Joints at the end.
+    pub fn final_joints(&self) -> Joints {
+        self.samples.last().map_or([0.0; DOF], |s| s.q)
+    }
+}
+
+/// Why a motion is infeasible.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Violation {
+    /// IK cannot reach a waypoint or follow the path.
+    Unreachable {
+        /// Waypoint label.
+        waypoint: String,
+        /// Remaining position error (m).
+        position_residual: f32,
+        /// Remaining orientation error (rad).
+        orientation_residual: f32,
+    },
+    /// A joint would have to go past its limit (0-based index).
+    JointLimit {
+        /// Joint index, 0-based.
+        joint: usize,
+    },
+    /// A joint would move faster than allowed (near a singularity).
+    TooFast {
+        /// Joint index, 0-based.
+        joint: usize,
+        /// Required speed (rad/s).
+        speed: f32,
+    },
+    /// Two robot parts would touch.
+    SelfCollision {
+        /// First part.
+        a: String,
+        /// Second part.
+        b: String,
+        /// Their distance (m).
+        distance: f32,
+    },
+    /// An arm link or the carried object would hit an obstacle.
+    Collision {
+        /// "left forearm" or "carried bottle".
+        part: String,
+        /// Obstacle name.
+        obstacle: String,
+        /// Distance (m), below the allowed clearance.
+        distance: f32,
+    },
+}
+
+/// The first violation of a motion.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{}", self.cause())]
+pub struct MotionFailure {
+    /// The arm that was moving.
+    pub side: Side,
+    /// Sample index where it happens.
+    pub sample: usize,
+    /// Time of that sample (s).
+    pub time_s: f32,
+    /// Index of the waypoint being approached.
+    pub waypoint: usize,
+    /// What goes wrong.
+    pub violation: Violation,
+}
+
+impl MotionFailure {
+    /// One short sentence for people and LLMs.
+    pub fn cause(&self) -> String {
+        let arm = self.side.name();
+        match &self.violation {
+            Violation::Unreachable {
+                waypoint,
+                position_residual,
+                ..
+            } => {
+                if *position_residual > 0.005 {
+                    format!(
+                        "the {arm} arm cannot reach the {waypoint} pose ({:.0} cm short)",
+                        position_residual * 100.0
+                    )
+                } else {
+                    format!("the {arm} arm cannot reach the {waypoint} pose with the required hand orientation")
+                }
+            }
+            Violation::JointLimit { joint } => {
+                format!("joint {} of the {arm} arm would pass its limit", joint + 1)
+            }
+            Violation::TooFast { joint, speed } => format!(
+                "joint {} of the {arm} arm would have to turn too fast ({speed:.1} rad/s)",
+                joint + 1
+            ),
+            Violation::SelfCollision { a, b, .. } => format!("the {a} would hit the {b}"),
+            Violation::Collision { part, obstacle, .. } => {
+                format!("the {part} would hit {obstacle}")
+            }
+        }
+    }
+}
+
+fn to_pose(t: &Affine3A) -> Pose {
+    Pose::from_parts(translation(t), rotation(t))
+}
+
+/// Running minima over the samples.
+struct Margins {
+    joint: f32,
+    clearance: f32,
+    nearest: Option<String>,
+    self_clearance: f32,
+}
+
+impl Robot {
+    /// Simulates `request` against `obstacles`; the first violation is returned as an error.
+    pub fn simulate(
+        &self,
+        request: &MotionRequest,
+        obstacles: &dyn Obstacles,
+        options: &MotionOptions,
+    ) -> Result<Motion, MotionFailure> {
+        let side = request.side;
+        let arm = self.arm(side);
+        let other_caps = self.arm(side.other()).capsules(&request.other_arm);
+        let dt = options.step_s.max(1e-3);
+        let fail = |sample: usize, waypoint: usize, violation: Violation| MotionFailure {
+            side,
+            sample,
+            time_s: sample as f32 * dt,
+            waypoint,
+            violation,
+        };
+        let mut margins = Margins {
+            joint: 1.0,
+            clearance: f32::INFINITY,
+            nearest: None,
+            self_clearance: f32::INFINITY,
+        };
+        let mut exclude: Vec<String> = request.exclude.clone();
+        if let Some(a) = &request.attached {
+            exclude.push(a.name.clone());
+        }
+        let base_exclude_len = exclude.len();
+
+        let mut q = request.start;
+        if let Some(j) = arm.limit_violation(&q, 1e-4) {
+            return Err(fail(0, 0, Violation::JointLimit { joint: j }));
+        }
+        let first_excl = request
+            .waypoints
+            .first()
+            .map_or(&[][..], |w| &w.exclude[..]);
+        exclude.extend_from_slice(first_excl);
+        self.check_sample(
+            request,
+            &q,
+            &other_caps,
+            obstacles,
+            &exclude,
+            options,
+            &mut margins,
+        )
+        .map_err(|v| fail(0, 0, v))?;
+        exclude.truncate(base_exclude_len);
+
+        let mut samples = vec![Sample { t: 0.0, q }];
+        let mut waypoint_samples = Vec::with_capacity(request.waypoints.len());
+        let mut path = 0.0f32;
+        let mut from = arm.world_from_hand(&q);
+        for (k, wp) in request.waypoints.iter().enumerate() {
+            let n = (wp.duration_s / dt).ceil().max(1.0) as usize;
+            let seg_dt = wp.duration_s.max(dt) / n as f32;
+            let end_index = samples.len() - 1 + n;
+            let goal = match arm.solve_ik(&wp.target, &q, &options.waypoint_ik) {
+                Ok(sol) => sol.world_from_hand,
+                Err(IkError::NotConverged {
+                    position_residual,
+                    orientation_residual,
+                    ..
+                }) => {
+                    return Err(fail(
+                        end_index,
+                        k,
+                        Violation::Unreachable {
+                            waypoint: wp.label.clone(),
+                            position_residual,
+                            orientation_residual,
+                        },
+                    ))
+                }
+            };
+            exclude.extend_from_slice(&wp.exclude);
+            for s in 1..=n {
+                let index = samples.len();
+                let x = interpolate(&from, &goal, min_jerk(s as f32 / n as f32));
+                let q_new = match arm.solve_ik(&IkTarget::Pose(x), &q, &options.tracking_ik) {
+                    Ok(sol) => sol.q,
+                    Err(IkError::NotConverged {
+                        at_limit: Some(j), ..
+                    }) => return Err(fail(index, k, Violation::JointLimit { joint: j })),
+                    Err(IkError::NotConverged {
+                        position_residual,
+                        orientation_residual,
+                        ..
+                    }) => {
+                        return Err(fail(
+                            index,
+                            k,
+                            Violation::Unreachable {
+                                waypoint: wp.label.clone(),
+                                position_residual,
+                                orientation_residual,
+                            },
+                        ))
+                    }
+                };
+                let mut step2 = 0.0;
+                for j in 0..DOF {
+                    let d = q_new[j] - q[j];
+                    step2 += d * d;
+                    let speed = d.abs() / seg_dt;
+                    if speed > options.max_joint_speed {
+                        return Err(fail(index, k, Violation::TooFast { joint: j, speed }));
+                    }
+                }
+                self.check_sample(
+                    request,
+                    &q_new,
+                    &other_caps,
+                    obstacles,
+                    &exclude,
+                    options,
+                    &mut margins,
+                )
+                .map_err(|v| fail(index, k, v))?;
+                path += step2.sqrt();
+                q = q_new;
+                let t = samples.last().map_or(0.0, |p| p.t) + seg_dt;
+                samples.push(Sample { t, q });
+            }
+            exclude.truncate(base_exclude_len);
+            waypoint_samples.push(samples.len() - 1);
+            from = goal;
+        }
+        Ok(Motion {
+            side,
+            duration_s: samples.last().map_or(0.0, |s| s.t),
+            samples,
+            waypoint_samples,
+            min_joint_margin: margins.joint,
+            min_clearance: margins.clearance,
+            nearest_obstacle: margins.nearest,
+            min_self_clearance: margins.self_clearance,
+            joint_path_length: path,
+            final_world_from_hand: arm.world_from_hand(&q),
+        })
+    }
+
+    /// All checks for one configuration of the moving arm.
+    fn check_sample(
+        &self,
+        request: &MotionRequest,
+        q: &Joints,
+        other_caps: &[Capsule],
+        obstacles: &dyn Obstacles,
+        exclude: &[String],
+        options: &MotionOptions,
+        margins: &mut Margins,
+    ) -> Result<(), Violation> {
+        let arm = self.arm(request.side);
+        if let Some(j) = arm.limit_violation(q, 1e-4) {
+            return Err(Violation::JointLimit { joint: j });
+        }
+        margins.joint = margins.joint.min(arm.joint_margin(q));
+        let frames = arm.link_frames(q);
+        let caps = arm.capsules_from_frames(&frames);
+        let sc = match request.side {
+            Side::Left => self.self_clearance_of(&caps, other_caps),
+            Side::Right => self.self_clearance_of(other_caps, &caps),
+        };
+        if sc.distance < options.min_self_clearance {
+            return Err(Violation::SelfCollision {
+                a: sc.a,
+                b: sc.b,
+                distance: sc.distance,
+            });
+        }
+        margins.self_clearance = margins.self_clearance.min(sc.distance);
+        let mut note = |d: f32, part: &dyn Fn() -> String, obstacle: String| {
+            if d < options.min_clearance {
+                return Err(Violation::Collision {
+                    part: part(),
+                    obstacle,
+                    distance: d,
+                });
+            }
+            if d < margins.clearance {
+                margins.clearance = d;
+                margins.nearest = Some(obstacle);
+            }
+            Ok(())
+        };
+        for (i, c) in caps.iter().enumerate() {
+            if let Some(cl) = obstacles.capsule_clearance(c, exclude) {
+                note(cl.distance, &|| arm.link_label(i), cl.obstacle)?;
+            }
+        }
+        if let Some(obj) = &request.attached {
+            let pose = to_pose(&frames[HAND_FRAME]) * obj.hand_from_object;
+            let part = || format!("carried {}", obj.name);
+            let mut excl: Vec<String> = exclude.to_vec();
+            excl.extend_from_slice(&obj.exclude);
+            if let Some(cl) = obstacles.clearance(obj.shape.as_ref(), &pose, &excl) {
+                note(cl.distance, &part, cl.obstacle)?;
+            }
+            let other = request.side.other();
+            let other_arm = self.arm(other);
+            for (j, c) in other_caps.iter().enumerate() {
+                let d = signed_distance(&pose, obj.shape.as_ref(), &Pose::IDENTITY, &c.to_parry());
+                if d < options.min_self_clearance {
+                    return Err(Violation::SelfCollision {
+                        a: part(),
+                        b: other_arm.link_label(j),
+                        distance: d,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,521 @@
+//! Scene files (TOML, DESIGN.md "Scene files"): parsed, validated as a whole,
+//! and turned into a `World`. A bad file is rejected whole, with every problem
+//! named by file, entry and reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use glam::{Vec2, Vec3};
+use serde::Deserialize;
+
+use super::geometry::object_solid;
+use super::kinds::{check_shape, KindCatalog, ShapeTemplate};
+use super::world::{
+    Body, Hand, Object, ObjectId, Person, PersonId, Placement, RobotPlacement, Table, World,
+    TORSO_RADIUS,
+};
+
+/// A hand holds one object; people have two.
+const HANDS_PER_PERSON: usize = 2;
+/// Objects closer than this count as overlapping (a sheet of paper apart is fine).
+const OVERLAP_TOLERANCE: f32 = 1e-4;
+
+/// One problem in a scene file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// The entry, e.g. `object 'red_glass'` or `person 'Felix'`.
+    pub entry: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// Why a scene could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// The file could not be read.
+    #[error("cannot read scene file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// No scene of that name.
+    #[error("there is no scene called '{name}' (no file {path}); scenes: {available}")]
+    Unknown {
+        name: String,
+        path: PathBuf,
+        available: String,
+    },
+    /// Not TOML of the scene form.
+    #[error("{path}: not a valid scene file: {message}")]
+    Parse { path: PathBuf, message: String },
+    /// The kinds file the scene uses is broken.
+    #[error(transparent)]
+    Kinds(#[from] super::kinds::KindError),
+    /// The scene parsed but is inconsistent.
+    #[error("{path}: {}", ProblemList(.problems))]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
+}
+
+struct ProblemList<'a>(&'a [Problem]);
+
+impl fmt::Display for ProblemList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                write!(f, "; ")?;
+            }
+            write!(f, "{}: {}", p.entry, p.reason)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SceneFile {
+    name: String,
+    /// Kinds file, relative to the scene file; default `kinds.toml` beside it
+    /// or in the shipped `scenes/`.
+    kinds: Option<String>,
+    table: TableEntry,
+    robot: RobotEntry,
+    #[serde(default)]
+    person: Vec<PersonEntry>,
+    #[serde(default)]
+    object: Vec<ObjectEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableEntry {
+    size: [f32; 2],
+    height: f32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RobotEntry {
+    name: String,
+    position: [f32; 2],
+    #[serde(default)]
+    yaw_deg: f32,
+    #[serde(default = "default_robot_description")]
+    description: String,
+}
+
+fn default_robot_description() -> String {
+    "jaco2_bimanual".to_string()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PersonEntry {
+    name: String,
+    position: [f32; 2],
+    yaw_deg: f32,
+    #[serde(default)]
+    holding: Vec<String>,
+    eye_height: Option<f32>,
+    shoulder_height: Option<f32>,
+    shoulder_width: Option<f32>,
+    arm_reach: Option<f32>,
+    #[serde(default)]
+    busy: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ObjectEntry {
+    name: String,
+    kind: String,
+    position: Option<[f32; 2]>,
+    held_by: Option<String>,
+    #[serde(default)]
+    yaw_deg: f32,
+    #[serde(default)]
+    contains: String,
+    #[serde(default)]
+    properties: Vec<String>,
+    radius: Option<f32>,
+    height: Option<f32>,
+    size: Option<[f32; 3]>,
+    grasp_height: Option<f32>,
+}
+
+/// Loads a scene by name (under `scenes/`) or path.
+pub fn load(spec: &str) -> Result<World, SceneError> {
+    let path = crate::paths::resolve(spec, "scenes", "toml");
+    if !path.exists() && !spec.contains('/') && !spec.ends_with(".toml") {
+        return Err(SceneError::Unknown {
+            name: spec.to_string(),
+            path,
+            available: crate::paths::available("scenes", "toml")
+                .into_iter()
+                .filter(|n| n != "kinds")
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    load_file(&path)
+}
+
+/// Loads and validates one scene file.
+pub fn load_file(path: &Path) -> Result<World, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SceneError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file: SceneFile = toml::from_str(&text).map_err(|error| SceneError::Parse {
+        path: path.to_path_buf(),
+        message: error.to_string().trim().replace('\n', " "),
+    })?;
+    let kinds_path = match &file.kinds {
+        Some(relative) => path.parent().unwrap_or(Path::new(".")).join(relative),
+        None => {
+            let beside = path.parent().unwrap_or(Path::new(".")).join("kinds.toml");
+            if beside.exists() {
+                beside
+            } else {
+                crate::paths::data_root().join("scenes/kinds.toml")
+            }
+        }
+    };
+    let kinds = KindCatalog::load(&kinds_path)?;
+    build(file, &kinds).map_err(|problems| SceneError::Invalid {
+        path: path.to_path_buf(),
+        problems,
+    })
+}
+
+/// Parses scene TOML text with a given kind catalog (for tests and generators).
+pub fn from_toml_str(text: &str, kinds: &KindCatalog) -> Result<World, SceneError> {
+    let path = PathBuf::from("<scene>");
+    let file: SceneFile = toml::from_str(text).map_err(|error| SceneError::Parse {
+        path: path.clone(),
+        message: error.to_string().trim().replace('\n', " "),
+    })?;
+    build(file, kinds).map_err(|problems| SceneError::Invalid { path, problems })
+}
+
+fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut problem = |entry: String, reason: String| problems.push(Problem { entry, reason });
+
+    let table = Table {
+        size: Vec2::from_array(file.table.size),
+        height: file.table.height,
+    };
+    if !(table.size.min_element() > 0.0 && table.size.max_element() < 10.0) {
+        problem("table".into(), "size must be two positive lengths in metres".into());
+    }
+    if !(0.3..=1.5).contains(&table.height) {
+        problem(
+            "table".into(),
+            format!("height {} m is not a table height (0.3 to 1.5 m)", table.height),
+        );
+    }
+
+    // Names are unique across people, objects and the robot: grounding uses them.
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut check_unique = |what: &str, name: &str, problem: &mut dyn FnMut(String, String)| {
+        if name.trim().is_empty() {
+            problem(format!("{what} ''"), "has an empty name".into());
+        } else if !seen.insert(name.to_lowercase()) {
+            problem(
+                format!("{what} '{name}'"),
+                "duplicate name: every person, object and the robot need their own".into(),
+            );
+        }
+    };
+
+    check_unique("robot", &file.robot.name, &mut problem);
+    let robot = RobotPlacement {
+        name: file.robot.name.clone(),
+        position: Vec2::from_array(file.robot.position),
+        yaw: file.robot.yaw_deg.to_radians(),
+        description: file.robot.description.clone(),
+    };
+    if table.distance_to(robot.position) < 0.1 {
+        problem(
+            format!("robot '{}'", robot.name),
+            "stands inside the table".into(),
+        );
+    }
+
+    let mut persons = Vec::new();
+    for entry in &file.person {
+        check_unique("person", &entry.name, &mut problem);
+        let defaults = Body::default();
+        let body = Body {
+            eye_height: entry.eye_height.unwrap_or(defaults.eye_height),
+            shoulder_height: entry.shoulder_height.unwrap_or(defaults.shoulder_height),
+            shoulder_width: entry.shoulder_width.unwrap_or(defaults.shoulder_width),
+            arm_reach: entry.arm_reach.unwrap_or(defaults.arm_reach),
+        };
+        let label = format!("person '{}'", entry.name);
+        if [body.eye_height, body.shoulder_height, body.shoulder_width, body.arm_reach]
+            .iter()
+            .any(|v| !(v.is_finite() && *v > 0.0 && *v < 3.0))
+        {
+            problem(label.clone(), "body measures must be positive metres".into());
+        }
+        let position = Vec2::from_array(entry.position);
+        if table.distance_to(position) < TORSO_RADIUS {
+            problem(
+                label.clone(),
+                format!(
+                    "sits inside the table at [{}, {}]: a person needs {TORSO_RADIUS} m from the table's edge",
+                    position.x, position.y
+                ),
+            );
+        }
+        persons.push(Person {
+            name: entry.name.clone(),
+            position,
+            yaw: entry.yaw_deg.to_radians(),
+            body,
+            busy_flag: entry.busy,
+        });
+    }
+    let person_index: BTreeMap<&str, PersonId> = file
+        .person
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.as_str(), PersonId(i)))
+        .collect();
+
+    // Who holds what: from `held_by` on objects and `holding` on people.
+    let mut holder_of: BTreeMap<&str, PersonId> = BTreeMap::new();
+    for (i, entry) in file.person.iter().enumerate() {
+        for held in &entry.holding {
+            if !file.object.iter().any(|o| &o.name == held) {
+                problem(
+                    format!("person '{}'", entry.name),
+                    format!("holds '{held}', which is not an object of this scene"),
+                );
+            } else if let Some(previous) = holder_of.insert(held, PersonId(i)) {
+                if previous != PersonId(i) {
+                    problem(
+                        format!("object '{held}'"),
+                        format!(
+                            "is held by both {} and {}",
+                            file.person[previous.0].name, entry.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    let mut objects = Vec::new();
+    for entry in &file.object {
+        check_unique("object", &entry.name, &mut problem);
+        let label = format!("object '{}'", entry.name);
+        let Some(kind) = kinds.get(&entry.kind) else {
+            problem(
+                label,
+                format!(
+                    "unknown kind '{}' (kinds: {})",
+                    entry.kind,
+                    kinds.names().collect::<Vec<_>>().join(", ")
+                ),
+            );
+            continue;
+        };
+        let mut kind = kind.clone();
+        kind.shape = match kind.shape {
+            ShapeTemplate::Cylinder { radius, height } => {
+                if entry.size.is_some() {
+                    problem(label.clone(), "a cylinder takes radius and height, not size".into());
+                }
+                ShapeTemplate::Cylinder {
+                    radius: entry.radius.unwrap_or(radius),
+                    height: entry.height.unwrap_or(height),
+                }
+            }
+            ShapeTemplate::Box { size } => {
+                if entry.radius.is_some() {
+                    problem(label.clone(), "a box takes size, not radius".into());
+                }
+                let mut size = entry.size.map(Vec3::from_array).unwrap_or(size);
+                if let Some(height) = entry.height {
+                    size.z = height;
+                }
+                ShapeTemplate::Box { size }
+            }
+        };
+        if let Err(reason) = check_shape(&kind.shape) {
+            problem(label.clone(), reason);
+        }
+        if let Some(grasp_height) = entry.grasp_height {
+            kind.grasp_height = grasp_height;
+        }
+        kind.grasp_height = kind.grasp_height.min(kind.shape.height());
+        let contains = (!entry.contains.trim().is_empty()).then(|| entry.contains.trim().to_string());
+        if contains.is_some() && !kind.container {
+            problem(
+                label.clone(),
+                format!("contains '{}' but a {} is not a container", entry.contains, kind.name),
+            );
+        }
+
+        let holder = match (&entry.held_by, holder_of.get(entry.name.as_str())) {
+            (Some(name), listed) => match person_index.get(name.as_str()) {
+                None => {
+                    problem(
+                        label.clone(),
+                        format!("held_by names '{name}', who is not a person of this scene"),
+                    );
+                    None
+                }
+                Some(&id) => {
+                    if listed.is_some_and(|l| *l != id) {
+                        problem(
+                            label.clone(),
+                            format!("held_by '{name}' but listed in another person's holding"),
+                        );
+                    }
+                    Some(id)
+                }
+            },
+            (None, listed) => listed.copied(),
+        };
+        let placement = match (entry.position, holder) {
+            (Some(_), Some(_)) => {
+                problem(
+                    label.clone(),
+                    "has both a position on the table and a holder; give one".into(),
+                );
+                continue;
+            }
+            (None, None) => {
+                problem(
+                    label.clone(),
+                    "needs a position on the table or a holder (held_by)".into(),
+                );
+                continue;
+            }
+            (Some(position), None) => Placement::OnTable {
+                position: Vec2::from_array(position),
+                yaw: entry.yaw_deg.to_radians(),
+            },
+            // Hands are assigned below, once every holder's objects are known.
+            (None, Some(person)) => Placement::HeldBy {
+                person,
+                hand: Hand::Right,
+            },
+        };
+        if matches!(placement, Placement::HeldBy { .. }) && kind.grasps.is_empty() {
+            problem(
+                label.clone(),
+                format!("a {} is too large to hold in one hand", kind.name),
+            );
+        }
+        objects.push(Object {
+            name: entry.name.clone(),
+            kind,
+            placement,
+            contains,
+            properties: entry.properties.iter().map(|p| p.to_lowercase()).collect(),
+            used: false,
+        });
+    }
+
+    // Hands: right first, then left; a third object has no hand.
+    for person in 0..persons.len() {
+        let held: Vec<usize> = objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o.placement, Placement::HeldBy { person: p, .. } if p.0 == person))
+            .map(|(i, _)| i)
+            .collect();
+        if held.len() > HANDS_PER_PERSON {
+            problem(
+                format!("person '{}'", persons[person].name),
+                format!(
+                    "holds {} objects ({}) but has only two hands",
+                    held.len(),
+                    held.iter().map(|&i| objects[i].name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        for (n, &i) in held.iter().enumerate() {
+            let hand = if n == 0 { Hand::Right } else { Hand::Left };
+            objects[i].placement = Placement::HeldBy {
+                person: PersonId(person),
+                hand,
+            };
+        }
+    }
+
+    let world = World::from_parts(file.name, table, robot, persons, objects);
+    for p in table_problems(&world) {
+        problem(p.entry, p.reason);
+    }
+    if problems.is_empty() {
+        Ok(world)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Objects on the table must stand on it entirely and must not overlap.
+pub fn table_problems(world: &World) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut problem = |entry: String, reason: String| problems.push(Problem { entry, reason });
+    let on_table: Vec<ObjectId> = world
+        .object_ids()
+        .filter(|&id| matches!(world.object(id).placement, Placement::OnTable { .. }))
+        .collect();
+    for &id in &on_table {
+        let object = world.object(id);
+        let Placement::OnTable { position, yaw } = object.placement else {
+            continue;
+        };
+        let corners: Vec<Vec2> = match object.shape() {
+            ShapeTemplate::Cylinder { radius, .. } => {
+                (0..16)
+                    .map(|i| {
+                        let a = i as f32 * std::f32::consts::TAU / 16.0;
+                        position + radius * Vec2::new(a.cos(), a.sin())
+                    })
+                    .collect()
+            }
+            ShapeTemplate::Box { size } => {
+                let rotation = Vec2::from_angle(yaw);
+                [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                    .into_iter()
+                    .map(|(sx, sy)| position + rotation.rotate(Vec2::new(sx * 0.5 * size.x, sy * 0.5 * size.y)))
+                    .collect()
+            }
+        };
+        if corners.iter().any(|c| !world.table.contains(*c, -1e-4)) {
+            problem(
+                format!("object '{}'", object.name),
+                format!(
+                    "stands off the table at [{}, {}] (the table spans x ±{} and y ±{})",
+                    position.x,
+                    position.y,
+                    0.5 * world.table.size.x,
+                    0.5 * world.table.size.y
+                ),
+            );
+        }
+    }
+    for (n, &a) in on_table.iter().enumerate() {
+        for &b in &on_table[n + 1..] {
+            let distance = object_solid(world, a).distance_to(&object_solid(world, b));
+            if distance < OVERLAP_TOLERANCE {
+                problem(
+                    format!("object '{}'", world.object(a).name),
+                    format!("overlaps '{}'", world.object(b).name),
+                );
+            }
+        }
+    }
+    problems
+}

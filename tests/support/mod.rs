@@ -1,0 +1,4 @@
+//! Shared helpers for integration tests: `mod support;` then `use support::fake_llm::...`.
+#![allow(dead_code)]
+
+pub mod fake_llm;
