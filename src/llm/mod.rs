@@ -189,3 +189,33 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
         None => text.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_is_object_safe_and_errors_classify() {
+        fn _takes(_: &dyn ChatBackend) {}
+        let timeout = LlmError::Timeout {
+            url: "http://x".into(),
+            timeout_s: 1.0,
+        };
+        assert!(timeout.is_timeout() && timeout.is_retryable());
+        assert!(!LlmError::NoKey { var: "K".into() }.is_retryable());
+        assert_eq!(excerpt("  abcdef ", 3), "abc…");
+        assert_eq!(excerpt("ab", 3), "ab");
+    }
+
+    #[test]
+    fn messages_serialize_with_role_tags() {
+        let m = ChatMessage::Tool {
+            call_id: "c1".into(),
+            content: "done".into(),
+        };
+        let v = serde_json::to_value(&m).unwrap();
+        assert_eq!(v["role"], "tool");
+        let back: ChatMessage = serde_json::from_value(v).unwrap();
+        assert_eq!(back, m);
+    }
+}

@@ -12,7 +12,7 @@ use super::kinds::ShapeTemplate;
 use super::world::{ObjectId, World};
 
 /// Thickness of the horizontal slice that stands for where a hand closes on an object.
-const GRASP_SLICE_HALF_HEIGHT: f32 = 0.005;
+pub const GRASP_SLICE_HALF_HEIGHT: f32 = 0.005;
 
 /// A shape placed in the world.
 #[derive(Debug, Clone, Copy)]

@@ -163,3 +163,153 @@ pub fn check(world: &World, person: PersonId, object: Option<ObjectId>) -> Hindr
         reach: object.map(|o| reaches(world, person, o)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twin::kinds::KindCatalog;
+    use crate::twin::scene;
+
+    fn kinds() -> KindCatalog {
+        KindCatalog::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
+            .expect("kinds")
+    }
+
+    /// One viewer at (0, -0.7) facing +y, eyes at 1.2 m, a bottle at (0, 0.1) and
+    /// a box between them whose top lies at `box_top` metres above the floor.
+    fn scene_with_box(box_x: f32, box_height: f32, extra: &str) -> World {
+        let text = format!(
+            r#"
+name = "t"
+[table]
+size = [1.2, 0.8]
+height = 0.75
+[robot]
+name = "the_robot"
+position = [-0.85, 0.0]
+[[person]]
+name = "Daniel"
+position = [0.0, -0.7]
+yaw_deg = 90
+[[object]]
+name = "bottle"
+kind = "bottle"
+position = [0.0, 0.1]
+[[object]]
+name = "box"
+kind = "box"
+position = [{box_x}, -0.1]
+size = [0.2, 0.07, {box_height}]
+{extra}
+"#
+        );
+        scene::from_toml_str(&text, &kinds()).expect("test scene")
+    }
+
+    fn ids(world: &World) -> (PersonId, ObjectId, ObjectId) {
+        (
+            world.person_named("Daniel").expect("Daniel"),
+            world.object_named("bottle").expect("bottle"),
+            world.object_named("box").expect("box"),
+        )
+    }
+
+    #[test]
+    fn a_tall_box_in_line_hides_the_object_fully() {
+        let world = scene_with_box(0.0, 0.40, "");
+        let (daniel, bottle, the_box) = ids(&world);
+        let sight = sees(&world, daniel, bottle);
+        assert!(!sight.visible);
+        assert_eq!(sight.occluded_by, vec![the_box]);
+    }
+
+    #[test]
+    fn a_low_box_hides_the_centre_but_not_the_top() {
+        // Sight line to the centre (z 0.88) passes the box at about z 0.95, the
+        // one to the top (z 1.01) at about 1.03: a box top at 1.0 blocks only the first.
+        let world = scene_with_box(0.0, 0.25, "");
+        let (daniel, bottle, the_box) = ids(&world);
+        let sight = sees(&world, daniel, bottle);
+        assert!(sight.visible);
+        assert!(sight.occluded_by.is_empty());
+        assert_eq!(sight.partially_occluded_by, vec![the_box]);
+    }
+
+    #[test]
+    fn grazing_rays_pass_a_millimetre_above_and_stop_a_millimetre_inside() {
+        // The top sight line runs from (0,-0.7,1.2) down to (0,0.1,1.01); it is
+        // lowest over the box at the box's far face (y = -0.065): z = 1.2 - 0.19 * 0.635/0.8.
+        let z_at_face = 1.2 - 0.19 * (0.635 / 0.8);
+        let box_height = |top: f32| top - 0.75;
+        // Only the top line matters: the centre line is lower and is blocked in both.
+        let above = scene_with_box(0.0, box_height(z_at_face - 0.001), "");
+        let (daniel, bottle, _) = ids(&above);
+        assert!(sees(&above, daniel, bottle).visible, "1 mm below the line: still visible");
+        let inside = scene_with_box(0.0, box_height(z_at_face + 0.001), "");
+        assert!(!sees(&inside, daniel, bottle).visible, "1 mm above the line: hidden");
+    }
+
+    #[test]
+    fn a_box_beside_the_line_hides_nothing() {
+        let world = scene_with_box(0.3, 0.40, "");
+        let (daniel, bottle, _) = ids(&world);
+        let sight = sees(&world, daniel, bottle);
+        assert!(sight.visible && sight.partially_occluded_by.is_empty());
+    }
+
+    #[test]
+    fn occluders_are_ordered_from_the_eyes_outward() {
+        let world = scene_with_box(
+            0.0,
+            0.40,
+            "[[object]]\nname = \"far_box\"\nkind = \"box\"\nposition = [0.0, 0.02]\nsize = [0.2, 0.05, 0.4]\n",
+        );
+        let (daniel, bottle, near) = ids(&world);
+        let far = world.object_named("far_box").expect("far box");
+        assert_eq!(sees(&world, daniel, bottle).occluded_by, vec![near, far]);
+    }
+
+    #[test]
+    fn the_viewers_own_held_object_does_not_hide_anything() {
+        // A glass held by Daniel stands right in his sight line.
+        let base = scene_with_box(0.4, 0.40, "[[object]]\nname = \"cup\"\nkind = \"cup\"\nheld_by = \"Daniel\"\nheight = 0.5\n");
+        let (daniel, bottle, _) = ids(&base);
+        assert!(sees(&base, daniel, bottle).visible);
+    }
+
+    #[test]
+    fn reach_is_inclusive_at_exactly_arm_length() {
+        let mut world = scene_with_box(0.4, 0.40, "");
+        let (daniel, bottle, _) = ids(&world);
+        let reach = reaches(&world, daniel, bottle);
+        // Move the bottle so that its grasp region is exactly arm_reach from the
+        // nearest shoulder: along y, shoulders are at y = -0.7.
+        // The nearest point of the grasp region is the top of its slice.
+        let grasp_z = 0.75 + world.object(bottle).kind.grasp_height + crate::twin::geometry::GRASP_SLICE_HALF_HEIGHT;
+        let dz = 1.05 - grasp_z;
+        let radius = 0.035;
+        let horizontal = (0.65f32 * 0.65 - dz * dz).sqrt();
+        let exact_y = -0.7 + horizontal + radius;
+        for (offset, expected) in [(-0.001, true), (0.0, true), (0.001, false)] {
+            // The shoulders are at x = ±0.2; place the bottle in front of one.
+            world.place_on_table(bottle, glam::Vec2::new(0.2, exact_y + offset));
+            let r = reaches(&world, daniel, bottle);
+            assert_eq!(r.reachable, expected, "offset {offset}: distance {}", r.distance);
+        }
+        assert!(reach.distance.is_finite());
+    }
+
+    #[test]
+    fn busy_means_holding_something() {
+        let mut world = scene_with_box(0.4, 0.40, "[[object]]\nname = \"phone\"\nkind = \"smartphone\"\nposition = [0.3, 0.3]\n");
+        let (daniel, _, _) = ids(&world);
+        assert!(!world.is_busy(daniel));
+        let phone = world.object_named("phone").expect("phone");
+        world.make_busy_with(daniel, phone).expect("free hand");
+        let found = check(&world, daniel, None);
+        assert!(found.busy);
+        assert_eq!(found.holding, vec![phone]);
+        world.free_person(daniel);
+        assert!(!world.is_busy(daniel));
+    }
+}

@@ -5,6 +5,7 @@ pub mod geometry;
 pub mod hindrance;
 pub mod kinds;
 pub mod kinematics;
+pub mod layouts;
 pub mod robot_reach;
 pub mod scene;
 pub mod world;

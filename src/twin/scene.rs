@@ -519,3 +519,154 @@ pub fn table_problems(world: &World) -> Vec<Problem> {
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+name = "t"
+[table]
+size = [1.2, 0.8]
+height = 0.75
+[robot]
+name = "the_robot"
+position = [-0.85, 0.0]
+[[person]]
+name = "Felix"
+position = [0.0, 0.7]
+yaw_deg = -90
+[[person]]
+name = "Daniel"
+position = [0.0, -0.7]
+yaw_deg = 90
+"#;
+
+    fn kinds() -> KindCatalog {
+        KindCatalog::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
+            .expect("kinds")
+    }
+
+    fn problems_of(extra: &str) -> String {
+        match from_toml_str(&format!("{BASE}{extra}"), &kinds()) {
+            Ok(_) => panic!("scene with {extra:?} was accepted"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    fn object(name: &str, kind: &str, rest: &str) -> String {
+        format!("[[object]]\nname = \"{name}\"\nkind = \"{kind}\"\n{rest}\n")
+    }
+
+    #[test]
+    fn shipped_scenes_load() {
+        for name in ["softdrinks", "coffee", "dinner"] {
+            let world = load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(world.persons().len(), 2);
+            assert!(world.object_named("box").is_some() && world.object_named("smartphone").is_some());
+            assert_eq!(world.objects().len(), 7, "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_kind_names_the_object_and_the_kinds() {
+        let message = problems_of(&object("vase", "vase", "position = [0.0, 0.0]"));
+        assert!(message.contains("object 'vase'") && message.contains("unknown kind 'vase'"), "{message}");
+        assert!(message.contains("bottle"), "{message}");
+    }
+
+    #[test]
+    fn duplicate_names_are_rejected() {
+        let message = problems_of(&format!(
+            "{}{}",
+            object("cup", "cup", "position = [0.0, 0.0]"),
+            object("cup", "cup", "position = [0.2, 0.0]")
+        ));
+        assert!(message.contains("object 'cup'") && message.contains("duplicate"), "{message}");
+        let message = problems_of(&object("Felix", "cup", "position = [0.0, 0.0]"));
+        assert!(message.contains("duplicate"), "{message}");
+    }
+
+    #[test]
+    fn objects_off_the_table_are_rejected() {
+        let message = problems_of(&object("cup", "cup", "position = [0.59, 0.0]"));
+        assert!(message.contains("object 'cup'") && message.contains("off the table"), "{message}");
+        // A turned box whose corner sticks out.
+        let message = problems_of(&object("box", "box", "position = [0.53, 0.0]\nyaw_deg = 45"));
+        assert!(message.contains("off the table"), "{message}");
+    }
+
+    #[test]
+    fn overlapping_objects_are_rejected() {
+        let message = problems_of(&format!(
+            "{}{}",
+            object("a", "bottle", "position = [0.0, 0.0]"),
+            object("b", "glass", "position = [0.06, 0.0]")
+        ));
+        assert!(message.contains("object 'a'") && message.contains("overlaps 'b'"), "{message}");
+    }
+
+    #[test]
+    fn a_person_inside_the_table_is_rejected() {
+        let message = problems_of("[[person]]\nname = \"Anna\"\nposition = [0.0, 0.3]\nyaw_deg = 0\n");
+        assert!(message.contains("person 'Anna'") && message.contains("inside the table"), "{message}");
+    }
+
+    #[test]
+    fn held_by_nobody_is_rejected() {
+        let message = problems_of(&object("cup", "cup", "held_by = \"Zoe\""));
+        assert!(message.contains("object 'cup'") && message.contains("'Zoe'"), "{message}");
+        let message = problems_of(&format!(
+            "{}[[person]]\nname = \"Anna\"\nposition = [0.8, 0.0]\nyaw_deg = 180\nholding = [\"ghost\"]\n",
+            ""
+        ));
+        assert!(message.contains("person 'Anna'") && message.contains("'ghost'"), "{message}");
+    }
+
+    #[test]
+    fn more_objects_than_hands_are_rejected() {
+        let message = problems_of(&format!(
+            "{}{}{}",
+            object("a", "cup", "held_by = \"Daniel\""),
+            object("b", "cup", "held_by = \"Daniel\""),
+            object("c", "smartphone", "held_by = \"Daniel\"")
+        ));
+        assert!(message.contains("person 'Daniel'") && message.contains("two hands"), "{message}");
+        let message = problems_of(&object("box", "box", "held_by = \"Daniel\""));
+        assert!(message.contains("too large"), "{message}");
+    }
+
+    #[test]
+    fn position_and_holder_conflict() {
+        let message = problems_of(&object("cup", "cup", "held_by = \"Daniel\"\nposition = [0.0, 0.0]"));
+        assert!(message.contains("both a position"), "{message}");
+        let message = problems_of(&object("cup", "cup", ""));
+        assert!(message.contains("needs a position"), "{message}");
+    }
+
+    #[test]
+    fn contents_only_in_containers() {
+        let message = problems_of(&object("box", "box", "position = [0.0, 0.0]\ncontains = \"water\""));
+        assert!(message.contains("not a container"), "{message}");
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_toml_name_the_file() {
+        let error = from_toml_str(&format!("{BASE}colour = \"red\"\n"), &kinds()).unwrap_err();
+        assert!(error.to_string().contains("colour"), "{error}");
+        let error = load_file(Path::new("/nonexistent/scene.toml")).unwrap_err();
+        assert!(error.to_string().contains("/nonexistent/scene.toml"), "{error}");
+        let error = load("no_such_scene").unwrap_err();
+        assert!(error.to_string().contains("softdrinks"), "{error}");
+    }
+
+    #[test]
+    fn all_problems_are_reported_at_once_and_nothing_is_loaded() {
+        let message = problems_of(&format!(
+            "{}{}",
+            object("vase", "vase", "position = [0.0, 0.0]"),
+            object("cup", "cup", "position = [0.59, 0.0]")
+        ));
+        assert!(message.contains("vase") && message.contains("off the table"), "{message}");
+    }
+}
