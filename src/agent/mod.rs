@@ -1,5 +1,12 @@
 //! The character agent: prompt assembly, tools, the LLM loop, flow checks,
 //! name grounding, guards and history.
 
+pub mod character;
+pub mod episode;
 pub mod grounding;
 pub mod tools;
+pub mod turn;
+
+pub use character::Character;
+pub use episode::{Agent, EndReason, EventSink, TurnReport};
+pub use turn::Turn;

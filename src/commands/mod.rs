@@ -2,21 +2,48 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use attentive::agent::tools::ToolTexts;
+use attentive::config::Settings;
+use attentive::twin::scene;
+
+use crate::cli::{Cli, Command, ConfigCommand};
 
 mod listen;
+mod sim;
 mod tool;
 
 /// Runs the chosen subcommand.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = cli.config.as_deref();
     match cli.command {
         Command::Tool(args) => tool::run(&args, cli.json),
-        Command::Listen(args) => listen::run(&args, cli.json, cli.config.as_deref()),
-        Command::Sim(_) => not_built("sim", "issue 4"),
-        Command::Tools(_) => not_built("tools", "issue 4"),
+        Command::Listen(args) => listen::run(&args, cli.json, config),
+        Command::Sim(args) => sim::run(&args, cli.json, config),
+        Command::Tools(args) => {
+            let world = scene::load(&args.scene)?;
+            let schemas = ToolTexts::load_default()?.schemas(&world.robot.name);
+            // Exactly the `tools` array of a chat-completions request.
+            let tools: Vec<serde_json::Value> = schemas
+                .iter()
+                .map(|s| serde_json::json!({"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}))
+                .collect();
+            if cli.json {
+                for tool in &tools {
+                    println!("{tool}");
+                }
+            } else {
+                println!("{}", serde_json::to_string_pretty(&tools)?);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config(args) => match args.command {
+            ConfigCommand::Show => {
+                print!("{}", Settings::load(config)?.show());
+                Ok(ExitCode::SUCCESS)
+            }
+        },
         Command::Eval(_) => not_built("eval", "issue 5"),
         Command::Run(_) => not_built("run", "the daemon issue"),
-        Command::Config(_) => not_built("config", "issue 4"),
     }
 }
 

@@ -1,1 +1,3 @@
-//! See DESIGN.md.
+//! Evaluation: dialogue scripts, the judge, the benchmark grid and reports.
+
+pub mod script;

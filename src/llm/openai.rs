@@ -96,7 +96,8 @@ impl OpenAiCompatible {
             .with_api_base(base_url.clone())
             .with_api_key(key);
         Ok(OpenAiCompatible {
-            client: Client::with_config(config),
+            client: Client::with_config(config)
+                .with_http_service(async_openai::middleware::ReqwestService::default()),
             settings: settings.clone(),
             base_url,
             timeout: Duration::from_secs_f64(settings.request_timeout_s),

@@ -12,7 +12,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::llm::ToolSchema;
-use crate::twin::World;
+use crate::agent::grounding::{self, Addressee};
+use crate::twin::actions::{self, ActionRequest, Target};
+use crate::twin::{Twin, World};
 
 pub use args::ArgError;
 
@@ -224,5 +226,75 @@ pub fn unknown_tool(name: &str) -> ToolOutcome {
     )
 }
 
-pub(crate) use args::Args;
-pub(crate) use query::{object_word, person_word};
+pub use args::Args;
+
+/// Calls any tool on the twin: queries read it, actions plan and execute on it,
+/// `speak` returns what was said (the loop turns it into a `speech` event).
+pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
+    let Some(tool) = definition(name) else {
+        return unknown_tool(name);
+    };
+    let args = match Args::parse(tool, raw_args) {
+        Ok(args) => args,
+        Err(error) => return ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
+    };
+    match tool.category {
+        ToolCategory::Query => call_query(&twin.world, name, raw_args),
+        ToolCategory::Stop => ToolOutcome::ok("Stopped.", json!({})),
+        ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),
+        ToolCategory::Expression | ToolCategory::Action => match action_request(&twin.world, name, &args) {
+            Ok(request) => {
+                let report = actions::execute(twin, request);
+                ToolOutcome { ok: report.ok, text: report.text, facts: report.facts }
+            }
+            Err(text) => ToolOutcome::failed(text, json!({"error": "arguments"})),
+        },
+    }
+}
+
+fn speak(world: &World, args: &Args) -> ToolOutcome {
+    let to = match args.addressee(world, "person_name") {
+        Ok(Addressee::Person(id)) => world.person(id).name.clone(),
+        Ok(Addressee::All) => "All".to_string(),
+        Ok(Addressee::Robot) => {
+            return ToolOutcome::failed(
+                "You cannot speak to yourself; speak to a person or to All.",
+                json!({"error": "person"}),
+            )
+        }
+        Err(text) => return ToolOutcome::failed(text, json!({"error": "person"})),
+    };
+    let text = args.get("text").to_string();
+    ToolOutcome::ok(format!("You said to {to}: {text}"), json!({"to": to, "text": text}))
+}
+
+/// Grounds the arguments of an action or expression tool.
+fn action_request(world: &World, name: &str, args: &Args) -> Result<ActionRequest, String> {
+    let target = |arg: &str| -> Result<Target, String> {
+        let query = args.get(arg);
+        match grounding::person(world, query) {
+            grounding::Grounding::Resolved(p) => Ok(Target::Person(p)),
+            _ => args.object(world, arg).map(Target::Object).map_err(|object_error| {
+                let persons: Vec<&str> = world.persons().iter().map(|p| p.name.as_str()).collect();
+                format!("{object_error} Persons here: {}.", persons.join(", "))
+            }),
+        }
+    };
+    Ok(match name {
+        "hand_object_over_to_person" => ActionRequest::HandOver {
+            object: args.object(world, "object_name")?,
+            person: args.person(world, "person_name")?,
+        },
+        "move_object_to_person" => ActionRequest::MoveTo {
+            object: args.object(world, "object_name")?,
+            person: args.person(world, "person_name")?,
+        },
+        "pour_into" => ActionRequest::Pour {
+            source: args.object(world, "source_container_name")?,
+            target: args.object(world, "target_container_name")?,
+        },
+        "point_at_object_or_person" => ActionRequest::PointAt(target("name")?),
+        "gaze" => ActionRequest::Gaze(target("name")?),
+        other => return Err(format!("{other} is not an action.")),
+    })
+}

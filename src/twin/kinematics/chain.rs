@@ -82,6 +82,8 @@ pub struct ArmKinematics {
     pub home: Joints,
     /// Link capsule geometry.
     pub links: Vec<LinkDescription>,
+    /// `skip[i][j]`: links i and j are never checked against each other.
+    pub(crate) skip: Vec<Vec<bool>>,
 }
 
 impl ArmKinematics {
@@ -119,6 +121,7 @@ impl ArmKinematics {
             continuous,
             home: arm.home_deg.map(f32::to_radians),
             links: description.chain.links.clone(),
+            skip: skip_matrix(description),
         }
     }
 
@@ -190,4 +193,31 @@ pub fn jacobian_from_frames(frames: &LinkFrames) -> Jacobian {
         j[5][i] = z.z;
     }
     Jacobian(j)
+}
+
+/// Which link pairs self-collision ignores: those whose frame spans meet (they share a
+/// joint) and those listed in `chain.ignore_pairs`.
+fn skip_matrix(description: &RobotDescription) -> Vec<Vec<bool>> {
+    let links = &description.chain.links;
+    let index = |name: &str| links.iter().position(|l| l.name == name);
+    let mut skip: Vec<Vec<bool>> = links
+        .iter()
+        .map(|a| {
+            links
+                .iter()
+                .map(|b| {
+                    let gap =
+                        (b.from as isize - a.to as isize).max(a.from as isize - b.to as isize);
+                    gap <= 1
+                })
+                .collect()
+        })
+        .collect();
+    for [a, b] in &description.chain.ignore_pairs {
+        if let (Some(i), Some(j)) = (index(a), index(b)) {
+            skip[i][j] = true;
+            skip[j][i] = true;
+        }
+    }
+    skip
 }

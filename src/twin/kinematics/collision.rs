@@ -272,12 +272,14 @@ impl ArmKinematics {
         self.capsules_from_frames(&self.link_frames(q))
     }
 
-    /// Whether links `i` and `j` touch by construction (their frame spans meet), so
-    /// their contact is not a collision.
+    /// Whether self-collision between links `i` and `j` is ignored (they share a joint or
+    /// the description lists them in `chain.ignore_pairs`).
     pub fn links_adjacent(&self, i: usize, j: usize) -> bool {
-        let (a, b) = (&self.links[i], &self.links[j]);
-        let gap = (b.from as isize - a.to as isize).max(a.from as isize - b.to as isize);
-        gap <= 1
+        self.skip
+            .get(i)
+            .and_then(|row| row.get(j))
+            .copied()
+            .unwrap_or(true)
     }
 
     /// Link `i` is mounted on the torso (starts at the arm base).

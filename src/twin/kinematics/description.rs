@@ -111,6 +111,10 @@ pub struct ChainDescription {
     pub joints: Vec<JointDescription>,
     /// Link collision capsules.
     pub links: Vec<LinkDescription>,
+    /// Link pairs never checked against each other beyond those sharing a joint
+    /// (e.g. forearm and hand, kept apart by the joint-6 limits).
+    #[serde(default)]
+    pub ignore_pairs: Vec<[String; 2]>,
 }
 
 /// Where one arm is mounted and where it rests.
@@ -285,6 +289,13 @@ impl RobotDescription {
             }
             if !l.extend_start.is_finite() || !l.extend_end.is_finite() {
                 return Err(format!("link '{}' has a non-finite extension", l.name));
+            }
+        }
+        for pair in &self.chain.ignore_pairs {
+            for name in pair {
+                if !self.chain.links.iter().any(|l| l.name == *name) {
+                    return Err(format!("chain.ignore_pairs names unknown link '{name}'"));
+                }
             }
         }
         for (side, arm) in [("left", &self.arms.left), ("right", &self.arms.right)] {

@@ -84,6 +84,8 @@ pub struct IkOptions {
     pub limit_avoidance: f32,
     /// Largest joint change per iteration (rad).
     pub max_step: f32,
+    /// Largest total change of any joint from the seed (rad); bounds speed while tracking.
+    pub max_travel: f32,
 }
 
 impl Default for IkOptions {
@@ -96,6 +98,7 @@ impl Default for IkOptions {
             rotation_weight: 0.3,
             limit_avoidance: 0.02,
             max_step: 0.35,
+            max_travel: f32::INFINITY,
         }
     }
 }
@@ -324,6 +327,8 @@ impl ArmKinematics {
     fn solve_once(&self, target: &IkTarget, seed: &Joints, o: &IkOptions) -> Attempt {
         let w = o.rotation_weight;
         let mut q = self.clamp(seed);
+        let lo: Joints = std::array::from_fn(|i| self.lower[i].max(q[i] - o.max_travel));
+        let hi: Joints = std::array::from_fn(|i| self.upper[i].min(q[i] + o.max_travel));
         let mut frames = self.link_frames(&q);
         let (mut e, mut mask) = task_error(target, &frames[HAND_FRAME], w);
         let mut cost = norm2(&e);
@@ -396,7 +401,7 @@ impl ArmKinematics {
             }
             let mut q_new = q;
             for k in 0..DOF {
-                q_new[k] = (q[k] + dq[k]).clamp(self.lower[k], self.upper[k]);
+                q_new[k] = (q[k] + dq[k]).clamp(lo[k], hi[k]);
             }
             let frames_new = self.link_frames(&q_new);
             let (e_new, mask_new) = task_error(target, &frames_new[HAND_FRAME], w);

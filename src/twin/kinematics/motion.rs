@@ -114,8 +114,15 @@ pub struct MotionOptions {
     pub min_clearance: f32,
     /// Smallest allowed distance between robot parts (m).
     pub min_self_clearance: f32,
-    /// Fastest allowed joint speed (rad/s); catches jumps through singularities.
+    /// Fastest allowed joint speed (rad/s). The default (4) only catches jumps and flips
+    /// near singularities; the real Jaco turns at most ~0.6-0.8 rad/s, so lower it (or
+    /// lengthen durations) for realistic timing.
     pub max_joint_speed: f32,
+    /// Allowed position deviation from the Cartesian path between waypoints (m); near
+    /// singularities damped IK trades path accuracy for bounded joint speed.
+    pub path_position_tolerance: f32,
+    /// Allowed orientation deviation from the path between waypoints (rad).
+    pub path_orientation_tolerance: f32,
     /// IK settings for solving each waypoint.
     pub waypoint_ik: IkOptions,
     /// IK settings for tracking between samples.
@@ -128,7 +135,9 @@ impl Default for MotionOptions {
             step_s: 0.04,
             min_clearance: 0.01,
             min_self_clearance: 0.01,
-            max_joint_speed: 2.0,
+            max_joint_speed: 4.0,
+            path_position_tolerance: 0.02,
+            path_orientation_tolerance: 0.15,
             waypoint_ik: IkOptions::default(),
             tracking_ik: IkOptions::tracking(),
         }
@@ -345,6 +354,14 @@ impl Robot {
             let goal = match arm.solve_ik(&wp.target, &q, &options.waypoint_ik) {
                 Ok(sol) => sol.world_from_hand,
                 Err(IkError::NotConverged {
+                    at_limit: Some(j),
+                    position_residual,
+                    ..
+                }) if position_residual < 0.15 => {
+                    // Within reach but stopped by a joint limit: the limit is the reason.
+                    return Err(fail(end_index, k, Violation::JointLimit { joint: j }));
+                }
+                Err(IkError::NotConverged {
                     position_residual,
                     orientation_residual,
                     ..
@@ -364,25 +381,49 @@ impl Robot {
             for s in 1..=n {
                 let index = samples.len();
                 let x = interpolate(&from, &goal, min_jerk(s as f32 / n as f32));
-                let q_new = match arm.solve_ik(&IkTarget::Pose(x), &q, &options.tracking_ik) {
+                let travel = options.max_joint_speed * seg_dt;
+                let track = IkOptions {
+                    max_travel: travel,
+                    ..options.tracking_ik
+                };
+                let q_new = match arm.solve_ik(&IkTarget::Pose(x), &q, &track) {
                     Ok(sol) => sol.q,
                     Err(IkError::NotConverged {
-                        at_limit: Some(j), ..
-                    }) => return Err(fail(index, k, Violation::JointLimit { joint: j })),
-                    Err(IkError::NotConverged {
+                        best,
                         position_residual,
                         orientation_residual,
-                        ..
+                        at_limit,
                     }) => {
-                        return Err(fail(
-                            index,
-                            k,
-                            Violation::Unreachable {
-                                waypoint: wp.label.clone(),
-                                position_residual,
-                                orientation_residual,
-                            },
-                        ))
+                        let on_path = position_residual <= options.path_position_tolerance
+                            && orientation_residual <= options.path_orientation_tolerance;
+                        let fastest = (0..DOF)
+                            .map(|j| (j, (best[j] - q[j]).abs()))
+                            .fold((0, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
+                        if on_path && s < n {
+                            best
+                        } else if let Some(j) = at_limit {
+                            return Err(fail(index, k, Violation::JointLimit { joint: j }));
+                        } else if fastest.1 >= travel * 0.999 {
+                            // Held back by the speed bound: the path crosses a singularity.
+                            return Err(fail(
+                                index,
+                                k,
+                                Violation::TooFast {
+                                    joint: fastest.0,
+                                    speed: fastest.1 / seg_dt,
+                                },
+                            ));
+                        } else {
+                            return Err(fail(
+                                index,
+                                k,
+                                Violation::Unreachable {
+                                    waypoint: wp.label.clone(),
+                                    position_residual,
+                                    orientation_residual,
+                                },
+                            ));
+                        }
                     }
                 };
                 let mut step2 = 0.0;

@@ -1,6 +1,7 @@
-//! Cross-module tests against the shipped description.
+//! Cross-module tests against the shipped description
+//! (robot at world (-0.8, 0), facing +x; table 1.2 x 0.8 m, top at 0.75 m).
 
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 
 use super::*;
 
@@ -12,203 +13,467 @@ fn description() -> RobotDescription {
     }
 }
 
-fn robot() -> Robot {
-    Robot::new(&description(), world_from_robot(-0.8, 0.0, 0.0))
+fn robot_from(d: &RobotDescription) -> Robot {
+    Robot::new(d, world_from_robot(-0.8, 0.0, 0.0))
 }
 
-#[test]
-#[ignore]
-fn explore() {
-    let r = robot();
-    let arm = r.arm(Side::Left);
-    let f = arm.link_frames(&[0.0; 7]);
-    for (i, t) in f.iter().enumerate() {
-        println!("{i} {:?}", Vec3::from(t.translation));
-    }
+fn robot() -> Robot {
+    robot_from(&description())
 }
 
 fn table() -> ObstacleSet {
     let mut s = ObstacleSet::new();
-    s.add_box("table", Vec3::new(0.0, 0.0, 0.725), Vec3::new(0.6, 0.4, 0.025));
+    s.add_box(
+        "table",
+        Vec3::new(0.0, 0.0, 0.725),
+        Vec3::new(0.6, 0.4, 0.025),
+    );
+    s
+}
+
+fn side_grasp(p: Vec3) -> IkTarget {
+    // Hand y up: approach and closing horizontal, free yaw about world z.
+    IkTarget::Axis {
+        position: p,
+        hand_axis: Vec3::Y,
+        world_axis: Vec3::Z,
+    }
+}
+
+/// Side grasp with the hand rolled the way the arm's home hand is (the right hand is
+/// the left one mirrored, so its y axis points the other way).
+fn side_grasp_for(side: Side, p: Vec3) -> IkTarget {
+    let y = if side == Side::Left {
+        Vec3::Y
+    } else {
+        -Vec3::Y
+    };
+    IkTarget::Axis {
+        position: p,
+        hand_axis: y,
+        world_axis: Vec3::Z,
+    }
+}
+
+fn random_joints(arm: &ArmKinematics, rng: &mut Lcg) -> Joints {
+    std::array::from_fn(|i| {
+        rng.range(
+            arm.lower[i].max(-std::f32::consts::PI),
+            arm.upper[i].min(std::f32::consts::PI),
+        )
+    })
+}
+
+fn pose_error(a: &Affine3A, b: &Affine3A) -> (f32, f32) {
+    let p = (translation(a) - translation(b)).length();
+    let r = rotation_error(&a.matrix3, &b.matrix3).length();
+    (p, r)
+}
+
+#[test]
+fn shipped_description_homes_are_safe_and_in_front_of_the_torso() {
+    let r = robot();
+    let sc = r.self_clearance(&r.home(Side::Left), &r.home(Side::Right));
+    assert!(sc.distance > 0.05, "{sc:?}");
+    let t = table();
+    for side in Side::BOTH {
+        let arm = r.arm(side);
+        for c in arm.capsules(&arm.home) {
+            let cl = t.capsule_clearance(&c, &[]).map_or(1.0, |c| c.distance);
+            assert!(cl > 0.05, "{side} home too close to the table: {cl}");
+        }
+        let hand = translation(&arm.world_from_hand(&arm.home));
+        assert!(
+            hand.z > 0.9 && hand.x > -0.8 && hand.x < 0.0,
+            "{side} hand {hand}"
+        );
+        assert!(arm.joint_margin(&arm.home) > 0.2);
+        assert_eq!(hand.y.signum(), if side == Side::Left { 1.0 } else { -1.0 });
+    }
+}
+
+#[test]
+fn fk_ik_round_trip_on_random_reachable_poses() {
+    let r = robot();
+    let mut rng = Lcg::new(42);
+    let opts = IkOptions::default();
+    let mut from_home = 0;
+    let n = 60;
+    for k in 0..n {
+        let arm = r.arm(if k % 2 == 0 { Side::Left } else { Side::Right });
+        let q = random_joints(arm, &mut rng);
+        let target = arm.world_from_hand(&q);
+        // Warm start near the answer, as during tracking.
+        let seed: Joints = std::array::from_fn(|i| q[i] + rng.range(-0.2, 0.2));
+        let sol = match arm.solve_ik(&IkTarget::Pose(target), &seed, &opts) {
+            Ok(s) => s,
+            Err(e) => panic!("pose {k} from a nearby seed: {e}"),
+        };
+        let (p, rot) = pose_error(&arm.world_from_hand(&sol.q), &target);
+        assert!(p < 2e-3 && rot < 2e-2, "pose {k}: {p} m, {rot} rad");
+        assert!(arm.limit_violation(&sol.q, 1e-5).is_none());
+        if arm
+            .solve_ik(&IkTarget::Pose(target), &arm.home, &opts)
+            .is_ok()
+        {
+            from_home += 1;
+        }
+    }
+    // From home (far away) the restarts must find nearly all of them.
+    assert!(from_home * 10 >= n * 9, "{from_home}/{n} from home");
+}
+
+#[test]
+fn jacobian_matches_finite_differences() {
+    let r = robot();
+    let arm = r.arm(Side::Left);
+    let q = arm.home;
+    let j = arm.jacobian(&q);
+    let h = 1e-3;
+    for i in 0..DOF {
+        let mut qp = q;
+        qp[i] += h;
+        let mut qm = q;
+        qm[i] -= h;
+        let dp = (translation(&arm.world_from_hand(&qp)) - translation(&arm.world_from_hand(&qm)))
+            / (2.0 * h);
+        let col = Vec3::new(j.0[0][i], j.0[1][i], j.0[2][i]);
+        assert!((dp - col).length() < 5e-3, "joint {i}: {dp} vs {col}");
+    }
+}
+
+#[test]
+fn approach_and_free_axis_targets() {
+    let r = robot();
+    let arm = r.arm(Side::Left);
+    let p = Vec3::new(-0.2, 0.15, 0.85);
+    let sol = arm
+        .solve_ik(
+            &IkTarget::approach(p, Vec3::X),
+            &arm.home,
+            &IkOptions::default(),
+        )
+        .expect("approach target reachable");
+    let hand = sol.world_from_hand;
+    assert!((translation(&hand) - p).length() < 2e-3);
+    assert!((Vec3::from(hand.matrix3.z_axis) - Vec3::X).length() < 2e-2);
+
+    let sol = arm
+        .solve_ik(&side_grasp(p), &arm.home, &IkOptions::default())
+        .expect("side grasp reachable");
+    assert!(Vec3::from(sol.world_from_hand.matrix3.y_axis).dot(Vec3::Z) > 0.999);
+
+    // A pose free about world z keeps the hand's tilt but may turn.
+    let turned =
+        Affine3A::from_rotation_translation(glam::Quat::from_rotation_z(1.0) * rotation(&hand), p);
+    let t = IkTarget::pose_free_about(turned, Vec3::Z);
+    let sol = arm
+        .solve_ik(&t, &arm.home, &IkOptions::default())
+        .expect("turned pose reachable");
+    let (pe, re) = t.residual(&sol.world_from_hand);
+    assert!(pe < 2e-3 && re < 2e-2);
+}
+
+#[test]
+fn near_table_and_hand_over_points_are_reachable_far_end_is_not() {
+    let r = robot();
+    let opts = IkOptions::default();
+    for side in Side::BOTH {
+        let arm = r.arm(side);
+        for z in [0.80f32, 1.0] {
+            for x in [-0.45f32, -0.2, 0.1] {
+                for y in [-0.3f32, 0.0, 0.3] {
+                    let p = Vec3::new(x, y, z);
+                    assert!(
+                        arm.solve_ik(&side_grasp(p), &arm.home, &opts).is_ok(),
+                        "{side} arm should reach {p}"
+                    );
+                }
+            }
+        }
+        for y in [0.45f32, -0.45] {
+            for p in [Vec3::new(0.0, y, 0.9), Vec3::new(0.1, y, 1.0)] {
+                assert!(
+                    arm.solve_ik(&side_grasp(p), &arm.home, &opts).is_ok(),
+                    "{side} arm should reach hand-over point {p}"
+                );
+            }
+        }
+        for y in [-0.3f32, 0.0, 0.3] {
+            for x in [0.5f32, 0.55] {
+                let p = Vec3::new(x, y, 0.8);
+                match arm.solve_ik(&IkTarget::Position(p), &arm.home, &opts) {
+                    Ok(s) => panic!("{side} arm must not reach {p}: {:?}", s.q),
+                    Err(IkError::NotConverged {
+                        position_residual, ..
+                    }) => assert!(position_residual > 0.05, "{p}: {position_residual}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn description_validation_names_file_and_reason() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_DESCRIPTION);
+    let text = std::fs::read_to_string(&path).expect("shipped file readable");
+    let check = |text: &str, needle: &str| match RobotDescription::from_toml_str(
+        text,
+        "robots/test.toml",
+    ) {
+        Ok(_) => panic!("expected an error mentioning {needle}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(msg.starts_with("robots/test.toml: "), "{msg}");
+            assert!(msg.contains(needle), "{msg} lacks {needle}");
+        }
+    };
+    check("name = ", "invalid robot description");
+    check(
+        &text.replace("name = \"jaco2_bimanual\"", "nam = \"x\""),
+        "unknown field",
+    );
+    check(
+        &text.replace(
+            "min_deg = -150.0, max_deg = 150.0",
+            "min_deg = 150.0, max_deg = -150.0",
+        ),
+        "joint 4 (j4)",
+    );
+    check(
+        &text.replace(
+            "  { name = \"j7\", d = 0.1038,  a = 0.0, alpha_deg = 0.0,   min_deg = -540.0, max_deg = 540.0, continuous = true },\n",
+            "",
+        ),
+        "expected 7",
+    );
+    check(
+        &text.replace("home_deg = [-133.0, 21.0", "home_deg = [-133.0, 140.0"),
+        "arms.left.home_deg joint 2",
+    );
+    check(
+        &text.replace("[\"forearm\", \"hand\"]", "[\"forearm\", \"paw\"]"),
+        "paw",
+    );
+    check(
+        &text.replace("max_diameter = 0.10", "max_diameter = 0.01"),
+        "hand.power",
+    );
+    match RobotDescription::load("/nonexistent/robot.toml") {
+        Err(e @ DescriptionError::Io { .. }) => {
+            assert!(e.to_string().contains("/nonexistent/robot.toml"))
+        }
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
+
+#[test]
+fn self_collision_of_arms_reaching_the_same_point_is_detected() {
+    let r = robot();
+    let p = Vec3::new(-0.25, 0.0, 1.0);
+    let opts = IkOptions::default();
+    let l = r.arm(Side::Left);
+    let rt = r.arm(Side::Right);
+    let ql = l
+        .solve_ik(&IkTarget::Position(p), &l.home, &opts)
+        .expect("left reaches");
+    let qr = rt
+        .solve_ik(&IkTarget::Position(p), &rt.home, &opts)
+        .expect("right reaches");
+    let sc = r.self_clearance(&ql.q, &qr.q);
+    assert!(sc.distance < 0.0, "{sc:?}");
+    assert!(
+        sc.a.starts_with("left") && sc.b.starts_with("right"),
+        "{sc:?}"
+    );
+}
+
+fn grasp_request(r: &Robot, bottle: Vec3) -> MotionRequest {
+    let side = Side::Left;
+    let grasp = bottle + Vec3::Z * 0.1;
+    let approach_dir = Vec3::X;
+    MotionRequest {
+        side,
+        start: r.home(side),
+        other_arm: r.home(side.other()),
+        waypoints: vec![
+            Waypoint::new(
+                "approach",
+                IkTarget::approach(grasp - approach_dir * 0.12, approach_dir),
+                1.5,
+            ),
+            Waypoint::new("grasp", IkTarget::approach(grasp, approach_dir), 1.0)
+                .excluding(&["bottle"]),
+            Waypoint::new(
+                "lift",
+                IkTarget::approach(grasp + Vec3::Z * 0.1, approach_dir),
+                0.8,
+            )
+            .excluding(&["bottle"]),
+        ],
+        attached: None,
+        exclude: vec![],
+    }
+}
+
+fn scene_with_bottle(bottle: Vec3) -> ObstacleSet {
+    let mut s = table();
+    s.add_cylinder("bottle", bottle, 0.035, 0.25);
     s
 }
 
 #[test]
-#[ignore]
-fn explore_reach() {
+fn grasp_motion_succeeds_with_margins() {
     let r = robot();
-    let t = table();
-    let opts = IkOptions::default();
-    for side in Side::BOTH {
-        let arm = r.arm(side);
-        let s = if side == Side::Left { 1.0 } else { -1.0 };
-        // home candidates
-        for (i, p) in [
-            Vec3::new(-0.45, 0.25 * s, 1.0),
-            Vec3::new(-0.40, 0.20 * s, 0.98),
-            Vec3::new(-0.35, 0.30 * s, 1.02),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let dir = Vec3::new(1.0, -0.3 * s, -0.6).normalize();
-            let tgt = IkTarget::approach(*p, dir);
-            match arm.solve_ik(&tgt, &[0.0, 0.5, 0.0, 1.5, 0.0, 0.5, 0.0], &opts) {
-                Ok(sol) => {
-                    let caps = arm.capsules(&sol.q);
-                    let minz = caps.iter().map(|c| c.a.z.min(c.b.z) - c.radius).fold(9.0, f32::min);
-                    let tc = caps.iter().filter_map(|c| t.capsule_clearance(c, &[])).map(|c| c.distance).fold(9.0, f32::min);
-                    let deg: Vec<i32> = sol.q.iter().map(|v| v.to_degrees().round() as i32).collect();
-                    println!("{side} home{i} {deg:?} margin {:.2} minz {minz:.2} table {tc:.2}", arm.joint_margin(&sol.q));
-                }
-                Err(e) => println!("{side} home{i} fail {e}"),
-            }
-        }
-        for z in [0.80f32, 0.95] {
-            for mode in ["side", "top"] {
-                let mut line = String::new();
-                for iy in 0..5 {
-                    let y = 0.35 - 0.175 * iy as f32;
-                    for ix in 0..12 {
-                        let x = -0.55 + 0.1 * ix as f32;
-                        let p = Vec3::new(x, y, z);
-                        let tgt = if mode == "side" {
-                            IkTarget::Axis { position: p, hand_axis: Vec3::Y, world_axis: Vec3::Z }
-                        } else {
-                            IkTarget::approach(p, -Vec3::Z)
-                        };
-                        let c = match arm.solve_ik(&tgt, &arm.home, &opts) {
-                            Ok(sol) => {
-                                let caps = arm.capsules(&sol.q);
-                                let tc = caps.iter().filter_map(|c| t.capsule_clearance(c, &[])).map(|c| c.distance).fold(9.0, f32::min);
-                                if tc > 0.0 { '#' } else { 'c' }
-                            }
-                            Err(_) => '.',
-                        };
-                        line.push(c);
-                    }
-                    line.push('\n');
-                }
-                println!("{side} z={z} {mode} (rows y=+0.35..-0.35, cols x=-0.55..0.55)\n{line}");
-            }
-        }
-        for y in [0.45f32, -0.45] {
-            for z in [0.90f32, 1.0] {
-                for x in [0.0f32, 0.1] {
-                    let p = Vec3::new(x, y, z);
-                    let a = arm.solve_ik(&IkTarget::Axis { position: p, hand_axis: Vec3::Y, world_axis: Vec3::Z }, &arm.home, &opts).is_ok();
-                    let b = arm.solve_ik(&IkTarget::approach(p, Vec3::new(0.0, y.signum(), 0.0)), &arm.home, &opts).is_ok();
-                    let c = arm.solve_ik(&IkTarget::Position(p), &arm.home, &opts).is_ok();
-                    println!("{side} handover {p} side-free {a} towards-person {b} pos {c}");
-                }
-            }
-        }
-    }
+    let bottle = Vec3::new(0.0, 0.2, 0.75);
+    let env = scene_with_bottle(bottle);
+    let req = grasp_request(&r, bottle);
+    let m = match r.simulate(&req, &env, &MotionOptions::default()) {
+        Ok(m) => m,
+        Err(e) => panic!("{e} ({e:?})"),
+    };
+    assert!((m.duration_s - 3.3).abs() < 0.05, "{}", m.duration_s);
+    assert_eq!(m.waypoint_samples.len(), 3);
+    assert!(m.min_clearance > 0.01 && m.min_clearance < 0.5);
+    assert!((0.0..=1.0).contains(&m.min_joint_margin));
+    assert!(m.joint_path_length > 0.1);
+    let end = translation(&m.final_world_from_hand);
+    assert!((end - (bottle + Vec3::Z * 0.2)).length() < 3e-3, "{end}");
+
+    // Carry the bottle back up and over: the attached cylinder counts.
+    let carry = MotionRequest {
+        start: m.final_joints(),
+        waypoints: vec![Waypoint::new(
+            "carry",
+            IkTarget::approach(Vec3::new(-0.1, 0.0, 1.0), Vec3::X),
+            1.5,
+        )],
+        attached: Some(AttachedObject::cylinder(
+            "bottle",
+            0.035,
+            0.25,
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::Y,
+        )),
+        ..req.clone()
+    };
+    let mut env2 = table();
+    env2.add_cylinder("glass", Vec3::new(0.3, 0.0, 0.75), 0.04, 0.12);
+    let c = r.simulate(&carry, &env2, &MotionOptions::default());
+    assert!(c.is_ok(), "{c:?}");
 }
 
 #[test]
-#[ignore]
-fn explore_home() {
+fn straight_motion_through_an_obstacle_is_rejected_naming_it() {
     let r = robot();
-    let t = table();
-    let arm = r.arm(Side::Left);
-    let opts = IkOptions { restarts: 0, limit_avoidance: 0.2, max_iterations: 200, ..IkOptions::default() };
-    let mut rng = Lcg::new(7);
-    for p in [Vec3::new(-0.40, 0.25, 1.0), Vec3::new(-0.35, 0.20, 0.98), Vec3::new(-0.45, 0.30, 1.02), Vec3::new(-0.30, 0.25, 0.95)] {
-        for dir in [Vec3::new(1.0, 0.0, -1.0), Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, -0.5, -0.5), Vec3::new(0.0, 0.0, -1.0)] {
-            let mut best: Option<(f32, Joints, f32, f32)> = None;
-            for _ in 0..40 {
-                let seed: Joints = std::array::from_fn(|i| rng.range(arm.lower[i].max(-3.1), arm.upper[i].min(3.1)));
-                if let Ok(sol) = arm.solve_ik(&IkTarget::approach(p, dir), &seed, &opts) {
-                    let caps = arm.capsules(&sol.q);
-                    let tc = caps.iter().filter_map(|c| t.capsule_clearance(c, &[])).map(|c| c.distance).fold(9.0, f32::min);
-                    let mut mirror = sol.q;
-                    for i in [0, 2, 4, 6] { mirror[i] = -mirror[i]; }
-                    let sc = r.self_clearance(&sol.q, &mirror).distance;
-                    let m = arm.joint_margin(&sol.q);
-                    let score = m.min(tc * 4.0).min(sc * 4.0);
-                    if best.is_none_or(|b| score > b.0) {
-                        best = Some((score, sol.q, tc, sc));
-                    }
-                }
-            }
-            if let Some((s, q, tc, sc)) = best {
-                let deg: Vec<i32> = q.iter().map(|v| v.to_degrees().round() as i32).collect();
-                println!("{p} {dir} score {s:.2} {deg:?} table {tc:.2} self {sc:.2}");
-            }
+    let bottle = Vec3::new(0.0, 0.2, 0.75);
+    let mut env = scene_with_bottle(bottle);
+    // A box standing right in front of the grasp point.
+    env.add_capsule(
+        "box",
+        Capsule::new(
+            Vec3::new(-0.06, 0.1, 0.85),
+            Vec3::new(-0.06, 0.3, 0.85),
+            0.025,
+        ),
+    );
+    let req = grasp_request(&r, bottle);
+    let err = r
+        .simulate(&req, &env, &MotionOptions::default())
+        .expect_err("the box is in the way");
+    match &err.violation {
+        Violation::Collision { obstacle, part, .. } => {
+            assert_eq!(obstacle, "box");
+            assert!(part.starts_with("left "), "{part}");
         }
+        other => panic!("expected a collision, got {other:?}"),
     }
+    assert!(err.to_string().contains("would hit box"), "{err}");
+    assert!(err.sample > 0);
 }
 
 #[test]
-#[ignore]
-fn explore_mounts() {
-    let t = table();
-    let opts = IkOptions::default();
-    let hopts = IkOptions { restarts: 0, limit_avoidance: 0.2, max_iterations: 200, ..IkOptions::default() };
-    for (name, xyz, rpy) in [
-        ("fwd", [0.0, 0.16, 1.12], [0.0, 90.0, 0.0]),
-        ("up", [0.1, 0.2, 0.80], [0.0, 0.0, 0.0]),
-        ("up2", [0.05, 0.2, 0.85], [0.0, 0.0, 0.0]),
-        ("tilt45", [0.0, 0.18, 0.95], [0.0, 45.0, 0.0]),
-        ("tilt30out", [0.0, 0.18, 0.90], [-20.0, 30.0, 0.0]),
-    ] {
-        let mut d = description();
-        d.arms.left.mount_xyz = xyz;
-        d.arms.left.mount_rpy_deg = rpy;
-        d.arms.right.mount_xyz = [xyz[0], -xyz[1], xyz[2]];
-        d.arms.right.mount_rpy_deg = [-rpy[0], rpy[1], -rpy[2]];
-        let r = Robot::new(&d, world_from_robot(-0.8, 0.0, 0.0));
-        let arm = r.arm(Side::Left);
-        let mut near = (0, 0);
-        let mut far = 0;
-        for z in [0.80f32, 0.95, 1.05] {
-            for iy in 0..5 {
-                let y = 0.35 - 0.175 * iy as f32;
-                for ix in 0..12 {
-                    let x = -0.55 + 0.1 * ix as f32;
-                    let p = Vec3::new(x, y, z);
-                    let tgt = IkTarget::Axis { position: p, hand_axis: Vec3::Y, world_axis: Vec3::Z };
-                    let ok = match arm.solve_ik(&tgt, &arm.home, &opts) {
-                        Ok(sol) => arm.capsules(&sol.q).iter().filter_map(|c| t.capsule_clearance(c, &[])).all(|c| c.distance > 0.0),
-                        Err(_) => false,
-                    };
-                    let posok = arm.solve_ik(&IkTarget::Position(p), &arm.home, &opts).is_ok();
-                    if x < 0.15 { near.1 += 1; if ok { near.0 += 1; } }
-                    if x >= 0.45 && posok { far += 1; }
-                }
-            }
+fn joint_limit_is_reported_as_the_reason() {
+    let mut d = description();
+    // Narrow the elbow so that straightening past 100 deg needs more than the limit allows.
+    d.chain.joints[3].min_deg = 0.0;
+    d.chain.joints[3].max_deg = 100.0;
+    let narrow = robot_from(&d);
+    let full = robot();
+    let side = Side::Left;
+    let mut q = full.home(side);
+    q[3] = 115f32.to_radians();
+    let target = full.arm(side).world_from_hand(&q);
+    let req = MotionRequest {
+        side,
+        start: narrow.home(side),
+        other_arm: narrow.home(side.other()),
+        waypoints: vec![Waypoint::new("fold", IkTarget::Pose(target), 1.0)],
+        attached: None,
+        exclude: vec![],
+    };
+    let err = narrow
+        .simulate(&req, &(), &MotionOptions::default())
+        .expect_err("limit in the way");
+    assert_eq!(err.violation, Violation::JointLimit { joint: 3 }, "{err}");
+    assert_eq!(
+        err.to_string(),
+        "joint 4 of the left arm would pass its limit"
+    );
+}
+
+#[test]
+fn produced_trajectories_never_violate_joint_limits() {
+    let r = robot();
+    let env = table();
+    let mut rng = Lcg::new(9);
+    let mut successes = 0;
+    for k in 0..24 {
+        let side = if k % 2 == 0 { Side::Left } else { Side::Right };
+        let p1 = Vec3::new(
+            rng.range(-0.5, 0.2),
+            rng.range(-0.35, 0.35),
+            rng.range(0.85, 1.05),
+        );
+        let p2 = Vec3::new(
+            rng.range(-0.5, 0.2),
+            rng.range(-0.35, 0.35),
+            rng.range(0.85, 1.05),
+        );
+        let req = MotionRequest {
+            side,
+            start: r.home(side),
+            other_arm: r.home(side.other()),
+            waypoints: vec![
+                Waypoint::new("a", side_grasp_for(side, p1), 1.2),
+                Waypoint::new("b", IkTarget::approach(p2, -Vec3::Z), 1.2),
+            ],
+            attached: None,
+            exclude: vec![],
+        };
+        let res = r.simulate(&req, &env, &MotionOptions::default());
+        if let Err(e) = &res {
+            println!("{k} {side} {p1} {p2}: {e}");
         }
-        let mut ho = String::new();
-        for y in [0.45f32, -0.45] {
-            for p in [Vec3::new(0.0, y, 0.9), Vec3::new(0.1, y, 1.0)] {
-                let a = arm.solve_ik(&IkTarget::Axis { position: p, hand_axis: Vec3::Y, world_axis: Vec3::Z }, &arm.home, &opts).is_ok();
-                ho.push(if a { '#' } else { '.' });
+        if let Ok(m) = res {
+            successes += 1;
+            let arm = r.arm(side);
+            for s in &m.samples {
+                assert!(arm.limit_violation(&s.q, 0.0).is_none(), "{:?}", s.q);
             }
+            assert!(m.min_joint_margin >= 0.0);
         }
-        let mut rng = Lcg::new(7);
-        let mut best: Option<(f32, Joints, f32, f32, Vec3)> = None;
-        for p in [Vec3::new(-0.40, 0.25, 1.0), Vec3::new(-0.3, 0.22, 1.0), Vec3::new(-0.45, 0.30, 1.02), Vec3::new(-0.30, 0.25, 0.95)] {
-            for dir in [Vec3::new(1.0, 0.0, -1.0), Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, -0.5, -0.5), Vec3::new(0.0, 0.0, -1.0)] {
-                for _ in 0..25 {
-                    let seed: Joints = std::array::from_fn(|i| rng.range(arm.lower[i].max(-3.1), arm.upper[i].min(3.1)));
-                    if let Ok(sol) = arm.solve_ik(&IkTarget::approach(p, dir), &seed, &hopts) {
-                        let caps = arm.capsules(&sol.q);
-                        let tc = caps.iter().filter_map(|c| t.capsule_clearance(c, &[])).map(|c| c.distance).fold(9.0, f32::min);
-                        let mut mirror = sol.q;
-                        for i in [0, 2, 4, 6] { mirror[i] = -mirror[i]; }
-                        let sc = r.self_clearance(&sol.q, &mirror).distance;
-                        let m = arm.joint_margin(&sol.q);
-                        let score = m.min(tc * 4.0).min(sc * 4.0);
-                        if best.is_none_or(|b| score > b.0) {
-                            best = Some((score, sol.q, tc, sc, p));
-                        }
-                    }
-                }
-            }
-        }
-        let (s, q, tc, sc, p) = best.unwrap_or((0.0, [0.0; 7], 0.0, 0.0, Vec3::ZERO));
-        let deg: Vec<i32> = q.iter().map(|v| v.to_degrees().round() as i32).collect();
-        println!("{name}: near side-grasp {}/{} far-pos {far} handover(own,own,other,other) {ho} home {p} score {s:.2} {deg:?} table {tc:.2} self {sc:.2}", near.0, near.1);
     }
+    assert!(successes >= 6, "only {successes} motions succeeded");
+}
+
+#[test]
+fn head_looks_at_people_and_table() {
+    let r = robot();
+    let a = r.head_angles_towards(Vec3::new(0.0, 0.7, 1.2));
+    assert!(a.within_limits && a.pan > 0.5);
+    let a = r.head_angles_towards(Vec3::new(0.0, 0.0, 0.75));
+    assert!(a.within_limits && a.tilt < 0.0);
+    let a = r.head_angles_towards(Vec3::new(-0.8, 0.0, 3.0));
+    assert!(!a.within_limits);
 }

@@ -1,0 +1,432 @@
+//! The agent's loop for one human turn: ask the LLM, run its tool calls in a
+//! safe order through flow checks and guards, feed the results back, until
+//! `stop` or a limit (DESIGN.md, "The agent").
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::character::Character;
+use super::grounding::{self, Addressee, Grounding};
+use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
+use super::turn::Turn;
+use crate::config::{AgentSettings, GuardSettings};
+use crate::events::Event;
+use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
+use crate::twin::Twin;
+
+/// Where events go: the terminal, a JSON log, or a test's vector.
+pub trait EventSink {
+    /// Records one event.
+    fn emit(&mut self, event: Event);
+}
+
+impl EventSink for Vec<Event> {
+    fn emit(&mut self, event: Event) {
+        self.push(event);
+    }
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// The LLM called `stop`.
+    Stop,
+    /// The LLM replied without a tool call after it had acted or checked.
+    NoToolCall,
+    /// Too many LLM calls in this turn.
+    LlmCallLimit,
+    /// The turn's wall time (or the LLM's request time) ran out.
+    Timeout,
+    /// The LLM kept repeating the same call.
+    RepeatedCalls,
+    /// The LLM could not be reached or answered garbage.
+    LlmError,
+}
+
+impl EndReason {
+    /// The word used in `episode_end` events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Stop => "stop",
+            EndReason::NoToolCall => "no_tool_call",
+            EndReason::LlmCallLimit => "llm_call_limit",
+            EndReason::Timeout => "timeout",
+            EndReason::RepeatedCalls => "repeated_calls",
+            EndReason::LlmError => "llm_error",
+        }
+    }
+}
+
+/// The result of one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnReport {
+    /// Why it ended.
+    pub reason: EndReason,
+    /// LLM calls made.
+    pub llm_calls: u32,
+}
+
+/// The character agent with its dialogue history.
+pub struct Agent {
+    backend: Box<dyn ChatBackend>,
+    character: Character,
+    schemas: Vec<ToolSchema>,
+    settings: AgentSettings,
+    guards: GuardSettings,
+    history: Vec<ChatMessage>,
+}
+
+/// What this turn has done so far, for the guards.
+#[derive(Debug, Default)]
+struct TurnState {
+    spoke: bool,
+    checked_receiver: bool,
+    robot_addressed: bool,
+    sender: Option<String>,
+    receiver: Option<String>,
+    tools_run: u32,
+    no_call_warnings: u32,
+    repeat_warnings: u32,
+    identical: BTreeMap<String, u32>,
+}
+
+/// Order in which one reply's calls run: look, talk, then move; stop last.
+fn rank(name: &str) -> u8 {
+    match (name, tools::definition(name).map(|d| d.category)) {
+        (_, Some(ToolCategory::Query)) => 0,
+        ("gaze", _) => 1,
+        ("speak", _) => 2,
+        ("point_at_object_or_person", _) => 3,
+        (_, Some(ToolCategory::Action)) => 4,
+        (_, None) => 5,
+        (_, Some(ToolCategory::Stop)) => 6,
+        (_, Some(ToolCategory::Expression)) => 3,
+    }
+}
+
+impl Agent {
+    /// An agent for one scene's robot.
+    pub fn new(
+        backend: Box<dyn ChatBackend>,
+        character: Character,
+        texts: &ToolTexts,
+        robot_name: &str,
+        settings: AgentSettings,
+        guards: GuardSettings,
+    ) -> Self {
+        Self {
+            backend,
+            character,
+            schemas: texts.schemas(robot_name),
+            settings,
+            guards,
+            history: Vec::new(),
+        }
+    }
+
+    /// Who answers: the backend's description.
+    pub fn describe(&self) -> String {
+        self.backend.describe()
+    }
+
+    /// Forgets the dialogue.
+    pub fn reset(&mut self) {
+        self.history.clear();
+    }
+
+    /// The dialogue so far (without the system prompt).
+    pub fn history(&self) -> &[ChatMessage] {
+        &self.history
+    }
+
+    /// Handles one human turn against the twin, emitting events as it goes.
+    pub async fn handle_turn(&mut self, turn: &Turn, twin: &mut Twin, events: &mut dyn EventSink) -> TurnReport {
+        events.emit(Event::Turn {
+            speaker: turn.speaker.clone(),
+            listener: turn.listener.clone(),
+            text: turn.text.clone(),
+        });
+        let turn_start = self.history.len();
+        self.history.push(ChatMessage::User { content: turn.to_string() });
+        let mut state = TurnState {
+            sender: person_name(twin, &turn.speaker),
+            receiver: person_name(twin, &turn.listener),
+            robot_addressed: matches!(
+                grounding::addressee(&twin.world, &turn.listener),
+                Grounding::Resolved(Addressee::Robot)
+            ),
+            ..TurnState::default()
+        };
+        let deadline = Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
+        let mut llm_calls = 0;
+        let reason = loop {
+            if llm_calls >= self.settings.max_llm_calls_per_turn {
+                break EndReason::LlmCallLimit;
+            }
+            let Some(remaining) = deadline.checked_duration_since(Instant::now()) else {
+                break EndReason::Timeout;
+            };
+            let request = self.request();
+            llm_calls += 1;
+            let reply = match tokio::time::timeout(remaining, self.backend.complete(&request)).await {
+                Err(_) => break EndReason::Timeout,
+                Ok(Err(error)) if error.is_timeout() => {
+                    events.emit(Event::Warning { kind: "llm_timeout".into(), detail: error.to_string() });
+                    break EndReason::Timeout;
+                }
+                Ok(Err(error)) => {
+                    events.emit(Event::Warning { kind: "llm_error".into(), detail: error.to_string() });
+                    break EndReason::LlmError;
+                }
+                Ok(Ok(reply)) => reply,
+            };
+            let content = reply.content.clone().filter(|c| !c.trim().is_empty());
+            if reply.tool_calls.is_empty() {
+                self.history.push(ChatMessage::Assistant { content: content.clone(), tool_calls: Vec::new() });
+                if state.tools_run > 0 || state.no_call_warnings > 0 {
+                    break EndReason::NoToolCall;
+                }
+                state.no_call_warnings += 1;
+                self.warn(
+                    events,
+                    "no_tool_call",
+                    "You replied without calling a tool. Use the tools to check whether anyone needs help; speak only with the speak tool; call stop when you are finished.",
+                );
+                continue;
+            }
+            self.history.push(ChatMessage::Assistant {
+                content: content.clone(),
+                tool_calls: reply.tool_calls.clone(),
+            });
+            let mut calls: Vec<&ToolCall> = reply.tool_calls.iter().collect();
+            calls.sort_by_key(|c| rank(&c.name));
+            let mut late_warnings: Vec<(&str, String)> = Vec::new();
+            if content.is_some() {
+                late_warnings.push((
+                    "answer_with_pending_calls",
+                    "Your text outside the tools is not heard by anyone; use speak to talk to the humans.".into(),
+                ));
+            }
+            let mut stop = false;
+            let mut end: Option<EndReason> = None;
+            for call in calls {
+                let (result, flags) = self.run_call(call, twin, &mut state, events);
+                self.history.push(ChatMessage::Tool { call_id: call.id.clone(), content: result });
+                stop |= flags.stop;
+                if flags.end_repeated {
+                    end = Some(EndReason::RepeatedCalls);
+                }
+            }
+            for (kind, text) in late_warnings {
+                self.warn(events, kind, &text);
+            }
+            if let Some(reason) = end {
+                break reason;
+            }
+            if stop {
+                break EndReason::Stop;
+            }
+        };
+        self.bound_history(turn_start);
+        events.emit(Event::EpisodeEnd { reason: reason.as_str().to_string(), llm_calls });
+        TurnReport { reason, llm_calls }
+    }
+
+    fn request(&self) -> ChatRequest {
+        let mut messages = Vec::with_capacity(self.history.len() + 1);
+        messages.push(ChatMessage::System { content: self.character.prompt.clone() });
+        messages.extend(self.history.iter().cloned());
+        ChatRequest { messages, tools: self.schemas.clone() }
+    }
+
+    /// A warning: an event, and a message the LLM reads on its next call.
+    fn warn(&mut self, events: &mut dyn EventSink, kind: &str, text: &str) {
+        events.emit(Event::Warning { kind: kind.to_string(), detail: text.to_string() });
+        self.history.push(ChatMessage::User { content: format!("Warning from the robot's control system: {text}") });
+    }
+
+    /// Runs one call through the flow checks and guards; returns the text the LLM reads.
+    fn run_call(
+        &mut self,
+        call: &ToolCall,
+        twin: &mut Twin,
+        state: &mut TurnState,
+        events: &mut dyn EventSink,
+    ) -> (String, CallFlags) {
+        let mut flags = CallFlags::default();
+        let args: Value = match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
+            Ok(v) => v,
+            Err(error) => {
+                let text = format!(
+                    "The arguments of {} are not valid JSON ({error}); send a JSON object such as {}.",
+                    call.name,
+                    example_args(&call.name)
+                );
+                events.emit(Event::Warning { kind: "malformed_arguments".into(), detail: text.clone() });
+                events.emit(Event::ToolCall { name: call.name.clone(), args: Value::String(call.arguments.clone()), ok: false, result: text.clone() });
+                return (text, flags);
+            }
+        };
+        let Some(definition) = tools::definition(&call.name) else {
+            let outcome = tools::unknown_tool(&call.name);
+            events.emit(Event::Warning { kind: "unknown_tool".into(), detail: outcome.text.clone() });
+            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: outcome.text.clone() });
+            return (outcome.text, flags);
+        };
+        if let Err(error) = tools::Args::parse(definition, &args) {
+            let text = error.to_string();
+            events.emit(Event::Warning { kind: "malformed_arguments".into(), detail: text.clone() });
+            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: text.clone() });
+            return (text, flags);
+        }
+        if definition.category == ToolCategory::Stop {
+            flags.stop = true;
+            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: true, result: "Stopped.".into() });
+            return ("Stopped.".into(), flags);
+        }
+        // Repeated identical calls: a warning, then the end of the turn.
+        let key = format!("{}{}", call.name, canonical(&args));
+        let count = state.identical.entry(key).or_insert(0);
+        *count += 1;
+        if *count > self.settings.max_identical_calls.max(1) {
+            state.repeat_warnings += 1;
+            let text = format!(
+                "You already called {} with these arguments {} times; do something else, or call stop.",
+                call.name,
+                *count - 1
+            );
+            events.emit(Event::Warning { kind: "repeated_call".into(), detail: text.clone() });
+            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: text.clone() });
+            flags.end_repeated = state.repeat_warnings > 1;
+            return (text, flags);
+        }
+        if let Some(refusal) = self.guard(definition.category, &call.name, &args, twin, state) {
+            events.emit(Event::Warning { kind: refusal.0.into(), detail: refusal.1.clone() });
+            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: refusal.1.clone() });
+            return (refusal.1, flags);
+        }
+        let outcome: ToolOutcome = tools::call(twin, &call.name, &args);
+        state.tools_run += 1;
+        if definition.category == ToolCategory::Query && outcome.ok {
+            if let (Some(receiver), Some(person)) = (&state.receiver, outcome.facts.get("person").and_then(Value::as_str)) {
+                if receiver == person {
+                    state.checked_receiver = true;
+                }
+            }
+        }
+        if call.name == "speak" && outcome.ok {
+            state.spoke = true;
+            events.emit(Event::Speech {
+                to: outcome.facts.get("to").and_then(Value::as_str).unwrap_or("All").to_string(),
+                text: outcome.facts.get("text").and_then(Value::as_str).unwrap_or_default().to_string(),
+            });
+        }
+        events.emit(Event::ToolCall { name: call.name.clone(), args: args.clone(), ok: outcome.ok, result: outcome.text.clone() });
+        if matches!(definition.category, ToolCategory::Action) || ["gaze", "point_at_object_or_person"].contains(&call.name.as_str()) {
+            events.emit(Event::Action { name: call.name.clone(), args, ok: outcome.ok, detail: outcome.text.clone() });
+        }
+        (outcome.text, flags)
+    }
+
+    /// The guards of DESIGN.md; `Some((kind, message))` refuses the call.
+    fn guard(
+        &self,
+        category: ToolCategory,
+        name: &str,
+        args: &Value,
+        twin: &Twin,
+        state: &TurnState,
+    ) -> Option<(&'static str, String)> {
+        if category != ToolCategory::Action {
+            return None;
+        }
+        if self.guards.check_before_help && !state.robot_addressed && !state.checked_receiver {
+            if let Some(receiver) = &state.receiver {
+                return Some((
+                    "guard_check_first",
+                    format!(
+                        "Refused: first check whether {receiver} is hindered (check_hindering_reasons or is_person_busy_or_idle for {receiver}); help only if {receiver} is hindered."
+                    ),
+                ));
+            }
+        }
+        if self.guards.explain_first && !state.spoke {
+            return Some((
+                "guard_explain_first",
+                format!("Refused: before {name}, call speak and explain to the humans why you help; then call {name} again."),
+            ));
+        }
+        if self.guards.deliver_to_sender && !state.robot_addressed {
+            if let (Some(sender), Some(receiver), Some(target)) = (
+                &state.sender,
+                &state.receiver,
+                args.get("person_name").and_then(Value::as_str).and_then(|p| person_name(twin, p)),
+            ) {
+                if &target == receiver && sender != receiver {
+                    return Some((
+                        "guard_deliver_to_sender",
+                        format!("Refused: {sender} asked for it, so deliver to {sender}, the sender, not to {receiver}. Make sure to always help the sender."),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Keeps the history within bounds, dropping the oldest tool chatter first.
+    fn bound_history(&mut self, current_turn_start: usize) {
+        let max = self.settings.history_max_messages.max(4);
+        let mut protect = current_turn_start;
+        while self.history.len() > max {
+            // The oldest assistant message with tool calls before this turn, and its results.
+            let group = self.history[..protect.min(self.history.len())].iter().position(
+                |m| matches!(m, ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
+            );
+            let remove = match group {
+                Some(start) => {
+                    let mut end = start + 1;
+                    while matches!(self.history.get(end), Some(ChatMessage::Tool { .. })) {
+                        end += 1;
+                    }
+                    start..end
+                }
+                None if protect > 0 => 0..1,
+                None => break,
+            };
+            let n = remove.len();
+            self.history.drain(remove);
+            protect = protect.saturating_sub(n);
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct CallFlags {
+    stop: bool,
+    end_repeated: bool,
+}
+
+/// The scene's name of a person mentioned as `name`, if it is one.
+fn person_name(twin: &Twin, name: &str) -> Option<String> {
+    match grounding::person(&twin.world, name) {
+        Grounding::Resolved(id) => Some(twin.world.person(id).name.clone()),
+        _ => None,
+    }
+}
+
+fn canonical(args: &Value) -> String {
+    // serde_json's maps are sorted, so this text is the same for equal arguments.
+    args.to_string().to_lowercase()
+}
+
+fn example_args(name: &str) -> String {
+    match tools::definition(name) {
+        Some(d) => {
+            let fields: Vec<String> = d.args.iter().map(|a| format!("\"{a}\": \"...\"")).collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        None => "{}".into(),
+    }
+}

@@ -1,0 +1,233 @@
+//! `attentive sim`: the text-only simulation — a REPL of turns, or a script.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use attentive::agent::tools::ToolTexts;
+use attentive::agent::{Agent, Character, EventSink, Turn};
+use attentive::config::Settings;
+use attentive::eval::script::{apply_before, Script};
+use attentive::events::Event;
+use attentive::llm::scripted::ScriptedBrain;
+use attentive::llm::{ChatBackend, OpenAiCompatible};
+use attentive::twin::Twin;
+
+use crate::cli::SimArgs;
+
+/// Prints events: JSON lines, or readable coloured lines for people.
+pub struct Printer {
+    json: bool,
+    colour: bool,
+}
+
+impl Printer {
+    /// A printer for stdout.
+    pub fn new(json: bool) -> Self {
+        Self { json, colour: !json && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+impl EventSink for Printer {
+    fn emit(&mut self, event: Event) {
+        if self.json {
+            println!("{}", event.to_json_line());
+            return;
+        }
+        let line = match &event {
+            Event::Turn { speaker, listener, text } => self.paint("1", &format!("{speaker} -> {listener}: {text}")),
+            Event::Speech { to, text } => self.paint("36", &format!("  robot says to {to}: {text}")),
+            Event::Action { name, ok, detail, .. } => {
+                if *ok {
+                    self.paint("32", &format!("  robot {name}: {detail}"))
+                } else {
+                    self.paint("31", &format!("  robot {name} failed: {detail}"))
+                }
+            }
+            Event::ToolCall { name, result, .. } => self.paint("2", &format!("  [{name}] {result}")),
+            Event::Warning { kind, detail } => self.paint("33", &format!("  warning ({kind}): {detail}")),
+            Event::EpisodeEnd { reason, llm_calls } => {
+                self.paint("2", &format!("  (turn ended: {reason}, {llm_calls} LLM calls)"))
+            }
+            Event::State { objects, persons } => {
+                let mut lines = vec!["state:".to_string()];
+                for (name, p) in persons {
+                    lines.push(format!("  {name}: {}{}", if p.busy { "busy" } else { "idle" },
+                        if p.holding.is_empty() { String::new() } else { format!(", holding {}", p.holding.join(", ")) }));
+                }
+                for (name, o) in objects {
+                    let mut notes = vec![format!("at [{:.2}, {:.2}]", o.position[0], o.position[1])];
+                    if let Some(h) = &o.held_by { notes.push(format!("held by {h}")); }
+                    if let Some(c) = &o.contains { notes.push(format!("contains {c}")); }
+                    lines.push(format!("  {name}: {}", notes.join(", ")));
+                }
+                lines.join("\n")
+            }
+        };
+        println!("{line}");
+    }
+}
+
+/// Which brain, and why: the first line of the simulation says it.
+pub fn build_backend(
+    brain: &str,
+    settings: &Settings,
+    responses: Option<&Path>,
+) -> anyhow::Result<Box<dyn ChatBackend>> {
+    Ok(match brain {
+        "llm" => Box::new(OpenAiCompatible::from_settings(&settings.llm)?),
+        "scripted" => {
+            let path = responses.context("the scripted brain needs --responses FILE")?;
+            Box::new(ScriptedBrain::load(path)?)
+        }
+        "rules" => bail!("the rules brain is not built yet (issue 5); use --brain llm with --llm-url URL, or --brain scripted"),
+        other => bail!("unknown brain '{other}': use llm, rules or scripted"),
+    })
+}
+
+/// Loads the configuration with the command line's LLM overrides.
+pub fn settings_with(config: Option<&Path>, llm_url: &Option<String>, model: &Option<String>) -> anyhow::Result<Settings> {
+    let mut settings = Settings::load(config)?;
+    if let Some(url) = llm_url {
+        settings.llm.base_url = Some(url.clone());
+    }
+    if let Some(model) = model {
+        settings.llm.model = model.clone();
+    }
+    Ok(settings)
+}
+
+/// Runs the simulation.
+pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let settings = settings_with(config, &args.llm_url, &args.model)?;
+    let script = args.script.as_deref().map(Script::load).transpose()?;
+    let scene = args
+        .scene
+        .clone()
+        .or_else(|| script.as_ref().map(|s| s.scene.clone()))
+        .unwrap_or_else(|| settings.sim.scene.clone());
+    let character_name = args
+        .character
+        .clone()
+        .or_else(|| script.as_ref().and_then(|s| s.character.clone()))
+        .unwrap_or_else(|| settings.sim.character.clone());
+    let brain = args.brain.clone().or_else(|| settings.sim.brain.clone()).unwrap_or_else(|| {
+        if settings.llm.endpoint_configured() { "llm".into() } else { "rules".into() }
+    });
+    let mut twin = Twin::load(&scene)?;
+    if let Some(script) = &script {
+        script.check_names(&twin.world)?;
+    }
+    let character = Character::load(&character_name, &twin.world.robot.name)?;
+    let texts = ToolTexts::load_default()?;
+    let backend = build_backend(&brain, &settings, args.responses.as_deref())?;
+    let mut printer = Printer::new(json);
+    let banner = format!(
+        "attentive sim: scene {}, character {}, brain {} ({})",
+        twin.world.name, character.name, brain, backend.describe()
+    );
+    if json {
+        eprintln!("{banner}");
+    } else {
+        println!("{banner}");
+    }
+    let mut agent = Agent::new(backend, character, &texts, &twin.world.robot.name.clone(), settings.agent.clone(), settings.guards.clone());
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    runtime.block_on(async {
+        match &script {
+            Some(script) => {
+                for (turn, scripted) in &script.turns {
+                    apply_before(&mut twin.world, &scripted.before).map_err(anyhow::Error::msg)?;
+                    agent.handle_turn(turn, &mut twin, &mut printer).await;
+                }
+                printer.emit(twin.state_event());
+                Ok(ExitCode::SUCCESS)
+            }
+            None => repl(&mut agent, &mut twin, &mut printer, json).await,
+        }
+    })
+}
+
+const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :help, :quit.";
+
+async fn repl(agent: &mut Agent, twin: &mut Twin, printer: &mut Printer, json: bool) -> anyhow::Result<ExitCode> {
+    if !json {
+        println!("{HELP}");
+    }
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => line?,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else { break };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(command) = line.strip_prefix(':') {
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let answer = match words.as_slice() {
+                ["quit"] | ["q"] | ["exit"] => break,
+                ["help"] => HELP.to_string(),
+                ["state"] => {
+                    printer.emit(twin.state_event());
+                    continue;
+                }
+                ["reset"] => {
+                    twin.reset();
+                    agent.reset();
+                    "The scene and the dialogue are back to the start.".to_string()
+                }
+                ["busy", person, object] => {
+                    match (twin.world.person_named(person), twin.world.object_named(object)) {
+                        (Some(p), Some(o)) => match twin.world.make_busy_with(p, o) {
+                            Ok(hand) => format!("{person} now holds {object} in the {} hand.", hand.as_str()),
+                            Err(e) => format!("cannot: {e}"),
+                        },
+                        (None, _) => format!("no person '{person}'"),
+                        (_, None) => format!("no object '{object}'"),
+                    }
+                }
+                ["free", person] => match twin.world.person_named(person) {
+                    Some(p) => {
+                        let put: Vec<String> = twin.world.free_person(p).into_iter().map(|o| twin.world.object(o).name.clone()).collect();
+                        format!("{person} put down {}.", if put.is_empty() { "nothing".to_string() } else { put.join(", ") })
+                    }
+                    None => format!("no person '{person}'"),
+                },
+                _ => format!("unknown command ':{command}'. {HELP}"),
+            };
+            if json {
+                eprintln!("{answer}");
+            } else {
+                println!("{answer}");
+            }
+            continue;
+        }
+        match Turn::parse(line) {
+            Ok(turn) => {
+                agent.handle_turn(&turn, twin, printer).await;
+            }
+            Err(hint) => {
+                if json {
+                    eprintln!("{hint}");
+                } else {
+                    println!("{hint}");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
