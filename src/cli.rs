@@ -129,6 +129,15 @@ pub struct ListenArgs {
     /// Scene whose people are the candidate speakers and listeners.
     #[arg(long, default_value = "softdrinks")]
     pub scene: String,
+    /// Input device name (overrides audio.device).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// ggml whisper model (overrides audio.asr.model and ATTENTIVE_WHISPER_MODEL).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Recogniser threads (overrides audio.asr.threads).
+    #[arg(long)]
+    pub threads: Option<u32>,
 }
 
 /// Arguments of `attentive run`.

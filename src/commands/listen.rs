@@ -1,12 +1,86 @@
 //! `attentive listen`: the speech front end alone (issue 6).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::ListenArgs;
+use anyhow::Context;
 
-/// Prints one turn per utterance.
-pub fn run(_args: &ListenArgs, _json: bool, _config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    eprintln!("attentive listen: not built yet (comes with issue 6).");
-    Ok(ExitCode::from(2))
+use crate::cli::ListenArgs;
+use crate::frontend::{participants_from_scene_file, AudioSettings, FrontEnd, Recognizer};
+
+/// Prints one turn per utterance of the WAV file, or of the live device until interrupted.
+pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut settings = audio_settings(config)?;
+    if let Some(d) = &args.device {
+        settings.device = Some(d.clone());
+    }
+    if let Some(t) = args.threads {
+        settings.asr.threads = t;
+    }
+    let scene = scene_path(&args.scene);
+    let participants = participants_from_scene_file(&scene, settings.array_offset)
+        .with_context(|| format!("loading the people of scene {:?}", args.scene))?;
+    let recognizer = match &args.model {
+        Some(m) => Recognizer::with_model(m, &settings.asr)?,
+        None => Recognizer::new(&settings.asr)?,
+    };
+    let mut source = crate::frontend::source::open_source(
+        args.wav.as_ref(),
+        settings.device.as_deref(),
+        settings.sample_rate,
+    )?;
+    tracing::info!(
+        rate = source.sample_rate(),
+        channels = source.channels(),
+        "listening{}",
+        if args.wav.is_some() { " to the file" } else { " (Ctrl-C ends)" }
+    );
+    let mut frontend = FrontEnd::new(settings, participants, recognizer);
+    let mut print_err = None;
+    let stats = frontend.run(source.as_mut(), |turn| {
+        let line = if json {
+            serde_json::to_string(turn).unwrap_or_else(|e| format!("{{\"type\":\"warning\",\"kind\":\"json\",\"detail\":\"{e}\"}}"))
+        } else {
+            turn.to_string()
+        };
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (| head) ends the run quietly instead of panicking in println!.
+        if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
+            print_err.get_or_insert(e);
+        }
+    })?;
+    tracing::info!(?stats, "done");
+    match print_err {
+        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing turns to stdout"),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The `[audio]` section of the configuration file, defaults otherwise.
+///
+/// Stop-gap until `config.rs` carries `audio: AudioSettings`; reads only that table.
+fn audio_settings(config: Option<&Path>) -> anyhow::Result<AudioSettings> {
+    let Some(path) = config else {
+        return Ok(AudioSettings::default());
+    };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let table: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    match table.get("audio") {
+        Some(v) => v
+            .clone()
+            .try_into()
+            .with_context(|| format!("the [audio] section of {}", path.display())),
+        None => Ok(AudioSettings::default()),
+    }
+}
+
+/// A scene name under `scenes/`, or a path.
+fn scene_path(scene: &str) -> PathBuf {
+    let p = PathBuf::from(scene);
+    if p.extension().is_some() || p.components().count() > 1 {
+        p
+    } else {
+        PathBuf::from("scenes").join(format!("{scene}.toml"))
+    }
 }

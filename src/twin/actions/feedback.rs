@@ -1,0 +1,150 @@
+//! Feedback the LLM can act on: why a variant failed (as a countable cause) and
+//! one sentence for the whole action, naming the cause and what would help.
+
+use std::collections::BTreeMap;
+
+use crate::twin::kinematics::{MotionFailure, Violation};
+use crate::twin::World;
+
+use super::variants::Elementary;
+
+/// Why one variant is infeasible.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// IK cannot reach a pose (or only past a joint limit, or through a singularity).
+    OutOfReach(String),
+    /// An arm link or the carried object would hit this obstacle.
+    Collision(String),
+    /// Two robot parts would touch.
+    SelfCollision(String),
+    /// No put spot exists.
+    NoSpot,
+    /// No hand-over point exists.
+    NoHandoverPoint,
+    /// The receiver has no free hand.
+    HandsFull,
+    /// The step needs an object in the hand that is not there.
+    NotHolding,
+    /// The head cannot turn that far.
+    HeadLimit,
+}
+
+impl Cause {
+    /// The cause of a simulated motion's first violation.
+    pub fn from_failure(f: MotionFailure) -> Cause {
+        match &f.violation {
+            Violation::Unreachable { .. } | Violation::JointLimit { .. } | Violation::TooFast { .. } => {
+                Cause::OutOfReach(f.cause())
+            }
+            Violation::Collision { obstacle, .. } => Cause::Collision(obstacle.clone()),
+            Violation::SelfCollision { .. } => Cause::SelfCollision(f.cause()),
+        }
+    }
+
+    /// Key for counting causes in facts (`reasons`).
+    pub fn key(&self) -> String {
+        match self {
+            Cause::OutOfReach(_) => "out_of_reach".into(),
+            Cause::Collision(o) => format!("collision:{o}"),
+            Cause::SelfCollision(_) => "self_collision".into(),
+            Cause::NoSpot => "no_spot".into(),
+            Cause::NoHandoverPoint => "no_handover_point".into(),
+            Cause::HandsFull => "hands_full".into(),
+            Cause::NotHolding => "not_holding".into(),
+            Cause::HeadLimit => "head_limit".into(),
+        }
+    }
+
+    /// A short clause for messages.
+    pub fn clause(&self) -> String {
+        match self {
+            Cause::OutOfReach(s) | Cause::SelfCollision(s) => s.clone(),
+            Cause::Collision(o) => format!("every way would hit {o}"),
+            Cause::NoSpot => "there is no free spot".into(),
+            Cause::NoHandoverPoint => "there is no hand-over point".into(),
+            Cause::HandsFull => "the receiver has both hands full".into(),
+            Cause::NotHolding => "the object is not in my hand".into(),
+            Cause::HeadLimit => "my head cannot turn that far".into(),
+        }
+    }
+}
+
+/// Counts of causes by key.
+pub fn count(causes: &[Cause]) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for c in causes {
+        *m.entry(c.key()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// The obstacle hit most often, robot parts and people last (objects are what the LLM can move).
+fn main_obstacle(causes: &[Cause]) -> Option<String> {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in causes {
+        if let Cause::Collision(o) = c {
+            *m.entry(o.as_str()).or_insert(0) += 1;
+        }
+    }
+    m.into_iter().max_by_key(|(_, n)| *n).map(|(o, _)| o.to_string())
+}
+
+/// One sentence for an elementary step none of whose variants is feasible.
+pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> String {
+    let obj = |id: crate::twin::ObjectId| world.object(id).name.clone();
+    let per = |id: crate::twin::PersonId| world.person(id).name.clone();
+    let all_reach = !causes.is_empty() && causes.iter().all(|c| matches!(c, Cause::OutOfReach(_)));
+    let blocker = main_obstacle(causes);
+    let first = causes.first().map(Cause::clause).unwrap_or_else(|| "no variant was found".into());
+    match *step {
+        Elementary::Get { object } => {
+            let name = obj(object);
+            match blocker {
+                _ if all_reach => format!("{name} is out of reach of both arms."),
+                Some(o) => format!("{name} is blocked by {o}: every way to grasp it would hit {o}."),
+                None => format!("I cannot grasp {name}: {first}."),
+            }
+        }
+        Elementary::Pass { object, person } => {
+            let p = per(person);
+            if causes.is_empty() || causes.iter().all(|c| matches!(c, Cause::NoHandoverPoint)) {
+                format!("{p} cannot take it: there is no hand-over point within {p}'s reach.")
+            } else if all_reach {
+                format!("{p} cannot take it: there is no hand-over point within {p}'s reach that my arm reaches.")
+            } else if let Some(o) = blocker {
+                format!("I cannot hand {} to {p}: every way would hit {o}.", obj(object))
+            } else {
+                format!("I cannot hand {} to {p}: {first}.", obj(object))
+            }
+        }
+        Elementary::PutNear { object, person } => {
+            let p = per(person);
+            if causes.is_empty() || causes.iter().all(|c| matches!(c, Cause::NoSpot)) {
+                format!("There is no free spot on the table within {p}'s reach for {}; ask someone to make room.", obj(object))
+            } else if all_reach {
+                format!("I cannot put {} near {p}: no free spot within {p}'s reach is within my arm's reach.", obj(object))
+            } else if let Some(o) = blocker {
+                format!("I cannot put {} near {p}: every way would hit {o}.", obj(object))
+            } else {
+                format!("I cannot put {} near {p}: {first}.", obj(object))
+            }
+        }
+        Elementary::PutAt { object, .. } => match blocker {
+            Some(o) if !all_reach => format!("I cannot put {} back: every way would hit {o}.", obj(object)),
+            _ => format!("I cannot put {} back: {first}.", obj(object)),
+        },
+        Elementary::Pour { source, target } => {
+            let t = obj(target);
+            if all_reach {
+                format!("{t} is out of reach for pouring from {}.", obj(source))
+            } else if let Some(o) = blocker {
+                format!("I cannot pour from {} into {t}: every way would hit {o}.", obj(source))
+            } else {
+                format!("I cannot pour from {} into {t}: {first}.", obj(source))
+            }
+        }
+        Elementary::Point(_) => format!("I cannot point there: {first}."),
+        Elementary::Gaze(_) => format!("I cannot look there: {first}."),
+        Elementary::Pose => format!("I cannot return to my home pose: {first}."),
+    }
+}

@@ -1,0 +1,174 @@
+//! Composite actions searched as a whole: a bounded beam over the steps'
+//! variants. After each step the best `BEAM` partial plans survive, so that
+//! the choice made for `get` keeps the later steps feasible.
+
+use rayon::prelude::*;
+
+use crate::twin::kinematics::{Robot, Side};
+use crate::twin::world::Placement;
+
+use super::feedback::Cause;
+use super::simulate::{simulate, Metrics, PlanState, Simulated};
+use super::variants::{
+    get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
+    put_variants, target_point, Elementary, Variant,
+};
+
+/// Partial plans kept after each step.
+pub const BEAM: usize = 3;
+/// Weight of the joint-limit term.
+pub const COST_A: f32 = 1.0;
+/// Weight of the clearance term.
+pub const COST_B: f32 = 1.0;
+/// Clearance (m) below which the clearance term grows.
+pub const COST_C: f32 = 0.05;
+/// Weight per radian of joint path.
+pub const COST_D: f32 = 0.05;
+/// The ranking criterion, as stated in the facts.
+pub const COST_FORMULA: &str =
+    "cost = 1.0*(1 - min_joint_margin) + 1.0*max(0, 0.05 - min_clearance_m)/0.05 + 0.05*joint_path_rad";
+
+/// Cost of a (partial) plan from its aggregated margins; lower is better.
+pub fn cost(m: &Metrics) -> f32 {
+    let clearance = if m.clearance.is_finite() { (COST_C - m.clearance).max(0.0) / COST_C } else { 0.0 };
+    COST_A * (1.0 - m.joint_margin.clamp(0.0, 1.0)) + COST_B * clearance + COST_D * m.path
+}
+
+/// One chosen step of a plan.
+#[derive(Debug, Clone)]
+pub struct PlannedStep {
+    /// What it does.
+    pub step: Elementary,
+    /// How.
+    pub variant: Variant,
+    /// Its simulation.
+    pub sim: Simulated,
+}
+
+/// A complete feasible plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The steps in order.
+    pub steps: Vec<PlannedStep>,
+    /// Aggregated margins over all steps.
+    pub metrics: Metrics,
+    /// Its cost.
+    pub cost: f32,
+    /// The planning state after the last step.
+    pub end: PlanState,
+}
+
+/// What a search found and how much it tried.
+#[derive(Debug, Clone)]
+pub struct SearchOutcome {
+    /// The best plan, or the step that had no feasible variant and its causes.
+    pub plan: Result<Plan, (Elementary, Vec<Cause>)>,
+    /// Variants simulated.
+    pub tried: usize,
+    /// Variants found feasible.
+    pub feasible: usize,
+    /// Every infeasible variant's cause.
+    pub causes: Vec<Cause>,
+}
+
+#[derive(Clone)]
+struct Node {
+    state: PlanState,
+    steps: Vec<PlannedStep>,
+    metrics: Metrics,
+}
+
+/// The variants of a step from a state; an empty list comes with its cause.
+pub fn variants_for(robot: &Robot, state: &PlanState, step: &Elementary) -> Result<Vec<Variant>, Cause> {
+    let w = &state.world;
+    let held_arm = || state.holding.map(|h| h.arm).ok_or(Cause::NotHolding);
+    let list = match *step {
+        Elementary::Get { object } => get_variants(w, robot, object, &Side::BOTH),
+        Elementary::PutAt { spot, .. } => put_variants(held_arm()?, &[spot], w.table.height),
+        Elementary::PutNear { object, person } => {
+            put_variants(held_arm()?, &put_spots_near(w, object, person), w.table.height)
+        }
+        Elementary::Pass { person, .. } => {
+            if w.free_hand(person).is_none() {
+                return Err(Cause::HandsFull);
+            }
+            pass_variants(held_arm()?, &handover_points(w, person))
+        }
+        Elementary::Pour { .. } => pour_variants(held_arm()?),
+        Elementary::Point(t) => point_variants(robot, target_point(w, t), w.table.height),
+        Elementary::Gaze(_) | Elementary::Pose => {
+            vec![Variant { arm: Side::Left, grasp: None, direction_deg: None, point: None }]
+        }
+    };
+    if list.is_empty() {
+        return Err(match step {
+            Elementary::Pass { .. } => Cause::NoHandoverPoint,
+            _ => Cause::NoSpot,
+        });
+    }
+    Ok(list)
+}
+
+/// Searches the steps as a whole from `start`, simulating every variant of each
+/// surviving partial plan (in parallel) and keeping the best `beam` after each step.
+pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize) -> SearchOutcome {
+    let mut beam_nodes = vec![Node { state: start, steps: Vec::new(), metrics: Metrics::NONE }];
+    let mut tried = 0;
+    let mut feasible = 0;
+    let mut causes = Vec::new();
+    for step in steps {
+        let mut jobs: Vec<(usize, Variant)> = Vec::new();
+        let mut step_causes = Vec::new();
+        for (i, n) in beam_nodes.iter().enumerate() {
+            match variants_for(robot, &n.state, step) {
+                Ok(vs) => jobs.extend(vs.into_iter().map(|v| (i, v))),
+                Err(c) => step_causes.push(c),
+            }
+        }
+        let results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
+            .into_par_iter()
+            .map(|(i, v)| {
+                let r = simulate(robot, &beam_nodes[i].state, step, &v);
+                (i, v, r)
+            })
+            .collect();
+        tried += results.len();
+        let mut children = Vec::new();
+        for (i, v, r) in results {
+            match r {
+                Ok(sim) => {
+                    feasible += 1;
+                    let parent = &beam_nodes[i];
+                    let mut steps = parent.steps.clone();
+                    let metrics = parent.metrics.and(sim.metrics);
+                    let state = sim.state.clone();
+                    steps.push(PlannedStep { step: *step, variant: v, sim });
+                    children.push(Node { state, steps, metrics });
+                }
+                Err(c) => step_causes.push(c),
+            }
+        }
+        causes.extend(step_causes.iter().cloned());
+        if children.is_empty() {
+            return SearchOutcome { plan: Err((*step, step_causes)), tried, feasible, causes };
+        }
+        children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
+        children.truncate(beam.max(1));
+        beam_nodes = children;
+    }
+    let best = beam_nodes.swap_remove(0);
+    SearchOutcome {
+        plan: Ok(Plan { cost: cost(&best.metrics), metrics: best.metrics, steps: best.steps, end: best.state }),
+        tried,
+        feasible,
+        causes,
+    }
+}
+
+/// Where an object stands on the table, if it does (the spot to put a poured source back).
+pub fn table_spot(state: &PlanState, object: crate::twin::ObjectId) -> Option<glam::Vec2> {
+    match state.world.object(object).placement {
+        Placement::OnTable { position, .. } => Some(position),
+        _ => None,
+    }
+}

@@ -1,0 +1,430 @@
+//! From the world to obstacles, and from an elementary action's variant to
+//! motion requests simulated with the robot's kinematics. A variant's result
+//! is the next planning state, or its first violation.
+
+use glam::{Affine3A, Mat3A, Quat, Vec3};
+use parry3d::math::Pose;
+use parry3d::shape::SharedShape;
+
+use crate::twin::kinds::{GraspType, ShapeTemplate};
+use crate::twin::kinematics::{
+    frame_from_z_x, translation, AttachedObject, IkTarget, Joints, Motion, MotionFailure,
+    MotionOptions, MotionRequest, ObstacleSet, Robot, Side, Waypoint, DOF,
+};
+use crate::twin::world::{Placement, World};
+use crate::twin::ObjectId;
+
+use super::feedback::Cause;
+use super::variants::{hand_of, same_joints, target_point, Elementary, Variant};
+
+/// Name of the table in obstacle sets and failure sentences.
+pub const TABLE: &str = "table";
+/// Distance of the pre-grasp pose from the grasp pose (m).
+const PRE_GRASP: f32 = 0.12;
+/// Lift after grasping (m).
+const LIFT: f32 = 0.12;
+/// Tilt of the source while pouring (rad): past horizontal so that it empties.
+const POUR_TILT: f32 = 1.92;
+/// Height of the source's mouth above the target's rim while pouring (m).
+const POUR_GAP: f32 = 0.06;
+
+/// An object in one of the robot's hands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Holding {
+    /// The object.
+    pub object: ObjectId,
+    /// The arm holding it.
+    pub arm: Side,
+    /// How it was grasped.
+    pub grasp: GraspType,
+    /// The object's upright centre frame in the hand frame.
+    pub hand_from_centre: Affine3A,
+}
+
+/// The state a plan is searched over: the world as the steps so far leave it.
+#[derive(Debug, Clone)]
+pub struct PlanState {
+    /// The world after the steps so far.
+    pub world: World,
+    /// Joints of the (left, right) arm.
+    pub joints: [Joints; 2],
+    /// What the robot holds.
+    pub holding: Option<Holding>,
+}
+
+/// How a step changes the world when it is executed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Effect {
+    /// Nothing moves in the world (gaze, point, pose).
+    None,
+    /// The object is now in the robot's hand.
+    Grasped { object: ObjectId, arm: Side, base: Vec3 },
+    /// The object stands on the table at a floor point.
+    Released { object: ObjectId, spot: glam::Vec2 },
+    /// The person holds the object.
+    Given { object: ObjectId, person: crate::twin::PersonId },
+    /// The target received the source's liquid.
+    Poured { source: ObjectId, target: ObjectId },
+}
+
+/// Aggregated margins of one or more motions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metrics {
+    /// Smallest normalised joint-limit margin (1 mid-range, 0 at a limit).
+    pub joint_margin: f32,
+    /// Smallest obstacle clearance (m).
+    pub clearance: f32,
+    /// Joint path length (rad).
+    pub path: f32,
+}
+
+impl Metrics {
+    /// No motion yet.
+    pub const NONE: Metrics = Metrics { joint_margin: 1.0, clearance: f32::INFINITY, path: 0.0 };
+
+    /// Both together: worst margins, summed path.
+    pub fn and(self, o: Metrics) -> Metrics {
+        Metrics {
+            joint_margin: self.joint_margin.min(o.joint_margin),
+            clearance: self.clearance.min(o.clearance),
+            path: self.path + o.path,
+        }
+    }
+
+    fn of(m: &Motion) -> Metrics {
+        Metrics { joint_margin: m.min_joint_margin, clearance: m.min_clearance, path: m.joint_path_length }
+    }
+}
+
+/// A simulated, feasible variant.
+#[derive(Debug, Clone)]
+pub struct Simulated {
+    /// The motions in order.
+    pub motions: Vec<Motion>,
+    /// State afterwards.
+    pub state: PlanState,
+    /// What execution must do to the world.
+    pub effect: Effect,
+    /// Margins of the motions.
+    pub metrics: Metrics,
+    /// Head pan/tilt for gaze (rad).
+    pub head: Option<(f32, f32)>,
+}
+
+/// Simulation settings: a coarser step than the default keeps planning fast; the
+/// motions are short (≤ 1.5 s per segment) so 60 ms still samples every 2-3 cm.
+pub fn motion_options() -> MotionOptions {
+    MotionOptions { step_s: 0.06, ..MotionOptions::default() }
+}
+
+/// Table, objects (except those in the robot's hand) and people as obstacles.
+pub fn obstacles(world: &World) -> ObstacleSet {
+    let mut set = ObstacleSet::new();
+    let t = world.table;
+    set.add_box(
+        TABLE,
+        Vec3::new(0.0, 0.0, 0.5 * t.height),
+        Vec3::new(0.5 * t.size.x, 0.5 * t.size.y, 0.5 * t.height),
+    );
+    for id in world.object_ids() {
+        let o = world.object(id);
+        if matches!(o.placement, Placement::InGripper { .. }) {
+            continue;
+        }
+        let base = world.object_base(id);
+        match o.shape() {
+            ShapeTemplate::Cylinder { radius, height } => set.add_cylinder(o.name.clone(), base, radius, height),
+            ShapeTemplate::Box { size } => set.add(
+                o.name.clone(),
+                SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z),
+                Pose::from_parts(base + Vec3::Z * (0.5 * size.z), Quat::from_rotation_z(world.object_yaw(id))),
+            ),
+        }
+    }
+    for p in world.persons() {
+        // Seated torso from the seat to the shoulders, and the head.
+        let torso = crate::twin::kinematics::Capsule::new(
+            p.position.extend(0.45),
+            p.position.extend(p.body.shoulder_height),
+            crate::twin::world::TORSO_RADIUS,
+        );
+        set.add_capsule(p.name.clone(), torso);
+        let head = crate::twin::kinematics::Capsule::new(
+            p.position.extend(p.body.eye_height - 0.05),
+            p.position.extend(p.body.eye_height + 0.1),
+            0.1,
+        );
+        set.add_capsule(p.name.clone(), head);
+    }
+    set
+}
+
+/// Upright centre frame of an object as it stands now.
+fn world_from_centre(world: &World, object: ObjectId) -> Affine3A {
+    Affine3A::from_rotation_translation(Quat::from_rotation_z(world.object_yaw(object)), world.object_centre(object))
+}
+
+fn attached(world: &World, h: &Holding, exclude: &[&str]) -> AttachedObject {
+    let o = world.object(h.object);
+    let (shape, local) = match o.shape() {
+        // parry cylinders run along local y; the upright centre frame has z up.
+        ShapeTemplate::Cylinder { radius, height } => {
+            (SharedShape::cylinder(0.5 * height, radius), Affine3A::from_quat(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)))
+        }
+        ShapeTemplate::Box { size } => (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Affine3A::IDENTITY),
+    };
+    let hand_from_object = h.hand_from_centre * local;
+    AttachedObject {
+        name: o.name.clone(),
+        shape,
+        hand_from_object: Pose::from_parts(
+            translation(&hand_from_object),
+            crate::twin::kinematics::rotation(&hand_from_object),
+        ),
+        exclude: exclude.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn index(side: Side) -> usize {
+    match side {
+        Side::Left => 0,
+        Side::Right => 1,
+    }
+}
+
+/// Runs one motion of `arm` from the state's joints.
+fn run(
+    robot: &Robot,
+    state: &PlanState,
+    obstacles: &ObstacleSet,
+    arm: Side,
+    waypoints: Vec<Waypoint>,
+    attached: Option<AttachedObject>,
+) -> Result<Motion, MotionFailure> {
+    let request = MotionRequest {
+        side: arm,
+        start: state.joints[index(arm)],
+        other_arm: state.joints[index(arm.other())],
+        waypoints,
+        attached,
+        exclude: Vec::new(),
+    };
+    robot.simulate(&request, obstacles, &motion_options())
+}
+
+fn with_translation(t: &Affine3A, p: Vec3) -> Affine3A {
+    Affine3A::from_mat3_translation(t.matrix3.into(), p)
+}
+
+fn horizontal(deg: f32) -> Vec3 {
+    let r = deg.to_radians();
+    Vec3::new(r.cos(), r.sin(), 0.0)
+}
+
+/// Simulates one variant of a step from a state; the first violation is the error.
+pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant) -> Result<Simulated, Cause> {
+    let obstacles = obstacles(&state.world);
+    let mut next = state.clone();
+    let mut motions = Vec::new();
+    let mut effect = Effect::None;
+    let mut head = None;
+    let arm = v.arm;
+    let fail = Cause::from_failure;
+    match *step {
+        Elementary::Get { object } => {
+            let o = state.world.object(object);
+            let name = o.name.as_str();
+            let g = state.world.object_base(object) + Vec3::Z * o.kind.grasp_height;
+            let grasp = v.grasp.unwrap_or(GraspType::Side);
+            let d = horizontal(v.direction_deg.unwrap_or(0.0));
+            let (pre, at, extra): (IkTarget, IkTarget, Vec<&str>) = match grasp {
+                GraspType::Side => (IkTarget::approach(g - d * PRE_GRASP, d), IkTarget::approach(g, d), vec![name]),
+                GraspType::Top => {
+                    // Closing direction across the object's short side; fingertips touch the table.
+                    let m = frame_from_z_x(-Vec3::Z, d);
+                    let pose = Affine3A::from_mat3_translation(Mat3A::from(m).into(), g);
+                    (IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP)), IkTarget::Pose(pose), vec![name, TABLE])
+                }
+            };
+            let reach = run(
+                robot,
+                &next,
+                &obstacles,
+                arm,
+                vec![Waypoint::new("approach", pre, 1.5), Waypoint::new("grasp", at, 0.8).excluding(&extra)],
+                None,
+            )
+            .map_err(fail)?;
+            let hand = reach.final_world_from_hand;
+            next.joints[index(arm)] = reach.final_joints();
+            let holding = Holding {
+                object,
+                arm,
+                grasp,
+                hand_from_centre: hand.inverse() * world_from_centre(&state.world, object),
+            };
+            let lift = run(
+                robot,
+                &next,
+                &obstacles,
+                arm,
+                vec![Waypoint::new("lift", IkTarget::Pose(with_translation(&hand, translation(&hand) + Vec3::Z * LIFT)), 0.8)],
+                Some(attached(&state.world, &holding, &[TABLE])),
+            )
+            .map_err(fail)?;
+            next.joints[index(arm)] = lift.final_joints();
+            let base = centre_base(&next.world, object, &(lift.final_world_from_hand * holding.hand_from_centre));
+            next.world.object_mut(object).placement = Placement::InGripper { hand: hand_of(arm), base };
+            next.holding = Some(holding);
+            effect = Effect::Grasped { object, arm, base };
+            motions.push(reach);
+            motions.push(lift);
+        }
+        Elementary::PutAt { object, .. } | Elementary::PutNear { object, .. } => {
+            let h = holding_of(state, object)?;
+            let spot = v.point.ok_or(Cause::NoSpot)?;
+            let hand = arm_hand(robot, state, h.arm);
+            let centre = hand * h.hand_from_centre;
+            let half = 0.5 * state.world.object(object).shape().height();
+            // Object base 2 mm above the table: it is set down, not pushed in.
+            let delta = spot.truncate().extend(spot.z + 0.002 + half) - translation(&centre);
+            let place = with_translation(&hand, translation(&hand) + delta);
+            let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
+            let carry = run(
+                robot,
+                &next,
+                &obstacles,
+                h.arm,
+                vec![Waypoint::new("above the spot", IkTarget::Pose(above), 1.5), Waypoint::new("put", IkTarget::Pose(place), 0.8)],
+                Some(attached(&state.world, &h, &[TABLE])),
+            )
+            .map_err(fail)?;
+            next.joints[index(h.arm)] = carry.final_joints();
+            let spot2 = spot.truncate();
+            next.world.place_on_table(object, spot2);
+            next.holding = None;
+            let retreat = retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
+            next.joints[index(h.arm)] = retreat.final_joints();
+            effect = Effect::Released { object, spot: spot2 };
+            motions.push(carry);
+            motions.push(retreat);
+        }
+        Elementary::Pass { object, person } => {
+            let h = holding_of(state, object)?;
+            let point = v.point.ok_or(Cause::NoHandoverPoint)?;
+            let hand = arm_hand(robot, state, h.arm);
+            let target = IkTarget::pose_free_about(with_translation(&hand, point), Vec3::Z);
+            let carry = run(robot, &next, &obstacles, h.arm, vec![Waypoint::new("hand-over", target, 1.5)], Some(attached(&state.world, &h, &[])))
+                .map_err(fail)?;
+            next.joints[index(h.arm)] = carry.final_joints();
+            next.world.object_mut(object).placement = Placement::OnTable { position: point.truncate(), yaw: 0.0 };
+            next.world.give_to_person(object, person).map_err(|_| Cause::HandsFull)?;
+            next.holding = None;
+            let retreat = retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
+            next.joints[index(h.arm)] = retreat.final_joints();
+            effect = Effect::Given { object, person };
+            motions.push(carry);
+            motions.push(retreat);
+        }
+        Elementary::Pour { source, target } => {
+            let h = holding_of(state, source)?;
+            let hand = arm_hand(robot, state, h.arm);
+            let centre_now = hand * h.hand_from_centre;
+            let upright = crate::twin::kinematics::rotation(&centre_now);
+            let u = horizontal(v.direction_deg.unwrap_or(0.0));
+            let tilt = Quat::from_axis_angle(Vec3::Z.cross(u), POUR_TILT) * upright;
+            let half = 0.5 * state.world.object(source).shape().height();
+            let mouth = state.world.object_top(target) + Vec3::Z * POUR_GAP;
+            let centre_pour = mouth - (tilt * Vec3::Z) * half;
+            let pour_centre = Affine3A::from_rotation_translation(tilt, centre_pour);
+            let pre_centre = Affine3A::from_rotation_translation(upright, centre_pour + Vec3::Z * 0.06);
+            let inv = h.hand_from_centre.inverse();
+            let tname = state.world.object(target).name.clone();
+            let motion = run(
+                robot,
+                &next,
+                &obstacles,
+                h.arm,
+                vec![
+                    Waypoint::new("pre-pour", IkTarget::Pose(pre_centre * inv), 1.5),
+                    Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2).excluding(&[&tname]),
+                    Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0).excluding(&[&tname]),
+                ],
+                Some(attached(&state.world, &h, &[])),
+            )
+            .map_err(fail)?;
+            next.joints[index(h.arm)] = motion.final_joints();
+            apply_pour(&mut next.world, source, target);
+            effect = Effect::Poured { source, target };
+            motions.push(motion);
+        }
+        Elementary::Point(t) => {
+            let p = v.point.ok_or(Cause::NoSpot)?;
+            let dir = (target_point(&state.world, t) - p).normalize_or(Vec3::X);
+            let m = run(robot, &next, &obstacles, arm, vec![Waypoint::new("pointing", IkTarget::approach(p, dir), 1.5)], None).map_err(fail)?;
+            next.joints[index(arm)] = m.final_joints();
+            motions.push(m);
+        }
+        Elementary::Gaze(t) => {
+            let a = robot.head_angles_towards(target_point(&state.world, t));
+            if !a.within_limits {
+                return Err(Cause::HeadLimit);
+            }
+            head = Some((a.pan, a.tilt));
+        }
+        Elementary::Pose => {
+            for side in Side::BOTH {
+                let home = robot.home(side);
+                if same_joints(&next.joints[index(side)], &home) {
+                    continue;
+                }
+                let goal = robot.arm(side).world_from_hand(&home);
+                let m = run(robot, &next, &obstacles, side, vec![Waypoint::new("home", IkTarget::Pose(goal), 1.5)], None).map_err(fail)?;
+                // The Cartesian path ends at the home hand pose; take the home joints themselves
+                // when IK arrived there, so that repeated actions start from the same configuration.
+                let end = m.final_joints();
+                let close = end.iter().zip(&home).all(|(a, b)| (a - b).abs() < 0.05);
+                next.joints[index(side)] = if close { home } else { end };
+                motions.push(m);
+            }
+        }
+    }
+    let metrics = motions.iter().fold(Metrics::NONE, |acc, m| acc.and(Metrics::of(m)));
+    Ok(Simulated { motions, state: next, effect, metrics, head })
+}
+
+/// Moves the empty hand back from where it let go: 10 cm against the approach, 5 cm up.
+fn retreat(robot: &Robot, state: &PlanState, arm: Side, object: &str) -> Result<Motion, MotionFailure> {
+    let hand = arm_hand(robot, state, arm);
+    let z = Vec3::from(hand.matrix3.z_axis);
+    let to = with_translation(&hand, translation(&hand) - z * 0.10 + Vec3::Z * 0.05);
+    let obstacles = obstacles(&state.world);
+    run(robot, state, &obstacles, arm, vec![Waypoint::new("retreat", IkTarget::Pose(to), 0.8).excluding(&[object])], None)
+}
+
+fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {
+    robot.arm(arm).world_from_hand(&state.joints[index(arm)])
+}
+
+fn holding_of(state: &PlanState, object: ObjectId) -> Result<Holding, Cause> {
+    state.holding.filter(|h| h.object == object).ok_or(Cause::NotHolding)
+}
+
+fn centre_base(world: &World, object: ObjectId, centre: &Affine3A) -> Vec3 {
+    translation(centre) - Vec3::Z * (0.5 * world.object(object).shape().height())
+}
+
+/// The world effect of pouring: the target gets the source's liquid and counts as used;
+/// a drinking vessel poured out is empty afterwards, a bottle holds more than one glass.
+pub fn apply_pour(world: &mut World, source: ObjectId, target: ObjectId) {
+    let liquid = world.object(source).contains.clone();
+    world.fill(target, liquid);
+    world.object_mut(target).used = true;
+    if world.object(source).kind.drinking_vessel {
+        world.fill(source, None);
+        world.object_mut(source).used = true;
+    }
+}
+
+/// Zero joints, for twins without a robot.
+pub const NO_JOINTS: Joints = [0.0; DOF];

@@ -1,0 +1,297 @@
+//! Elementary actions and their variants: which arm, which grasp, which
+//! target pose. Generation is pure geometry on the planning state; the
+//! simulation decides feasibility.
+
+use glam::{Vec2, Vec3};
+
+use crate::twin::kinds::{GraspType, ShapeTemplate};
+use crate::twin::kinematics::{Joints, Robot, Side};
+use crate::twin::world::{Placement, World};
+use crate::twin::{hindrance, Hand, ObjectId, PersonId};
+
+use super::Target;
+
+/// Horizontal approach offsets (deg) around the straight line from an arm's base to an object.
+pub const SIDE_APPROACH_OFFSETS_DEG: [f32; 5] = [0.0, -35.0, 35.0, -70.0, 70.0];
+/// Pour directions (deg, world yaw of the tilt direction) tried around a target.
+pub const POUR_DIRECTIONS_DEG: [f32; 6] = [0.0, 60.0, 120.0, 180.0, 240.0, 300.0];
+
+/// An elementary action of a composite one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Elementary {
+    /// Take an object from the table.
+    Get { object: ObjectId },
+    /// Put the held object down at a floor point.
+    PutAt { object: ObjectId, spot: Vec2 },
+    /// Put the held object on the table within a person's reach.
+    PutNear { object: ObjectId, person: PersonId },
+    /// Hand the held object over to a person.
+    Pass { object: ObjectId, person: PersonId },
+    /// Tilt the held source over a target container.
+    Pour { source: ObjectId, target: ObjectId },
+    /// Point the hand at something.
+    Point(Target),
+    /// Turn the head towards something.
+    Gaze(Target),
+    /// Move every arm that is away from home back to its home pose.
+    Pose,
+}
+
+impl Elementary {
+    /// The action's short name in facts.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Elementary::Get { .. } => "get",
+            Elementary::PutAt { .. } | Elementary::PutNear { .. } => "put",
+            Elementary::Pass { .. } => "pass",
+            Elementary::Pour { .. } => "pour",
+            Elementary::Point(_) => "point",
+            Elementary::Gaze(_) => "gaze",
+            Elementary::Pose => "pose",
+        }
+    }
+}
+
+/// One way to perform an elementary action.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// The arm that moves (the head for gaze: left by convention, unused).
+    pub arm: Side,
+    /// Grasp type, for `get`.
+    pub grasp: Option<GraspType>,
+    /// Horizontal direction (deg, world yaw) of the approach or pour tilt.
+    pub direction_deg: Option<f32>,
+    /// Target point: put spot, hand-over point or pointing hand position.
+    pub point: Option<Vec3>,
+}
+
+impl Variant {
+    /// The variant as JSON facts.
+    pub fn facts(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({ "arm": self.arm.name() });
+        if let Some(g) = self.grasp {
+            v["grasp"] = g.as_str().into();
+        }
+        if let Some(d) = self.direction_deg {
+            v["direction_deg"] = (d.round() as i64).into();
+        }
+        if let Some(p) = self.point {
+            v["point"] = serde_json::json!([round3(p.x), round3(p.y), round3(p.z)]);
+        }
+        v
+    }
+}
+
+fn round3(x: f32) -> f64 {
+    (f64::from(x) * 1000.0).round() / 1000.0
+}
+
+/// The robot hand matching a twin hand.
+pub fn side_of(hand: Hand) -> Side {
+    match hand {
+        Hand::Left => Side::Left,
+        Hand::Right => Side::Right,
+    }
+}
+
+/// The twin hand matching a robot arm.
+pub fn hand_of(side: Side) -> Hand {
+    match side {
+        Side::Left => Hand::Left,
+        Side::Right => Hand::Right,
+    }
+}
+
+/// Why an object cannot be taken by the robot's hands at all, if so.
+pub fn ungraspable_reason(world: &World, robot: &Robot, object: ObjectId) -> Option<String> {
+    let o = world.object(object);
+    let name = &o.name;
+    if !o.graspable() {
+        return Some(format!(
+            "{name} cannot be grasped: it is too large for the robot's hands."
+        ));
+    }
+    let fits = o.kind.grasps.iter().any(|g| match (g, o.shape()) {
+        (GraspType::Side, ShapeTemplate::Cylinder { radius, .. }) => {
+            (robot.hand.power.min_diameter..=robot.hand.power.max_diameter).contains(&(2.0 * radius))
+        }
+        (GraspType::Top, ShapeTemplate::Box { size }) => size.x.min(size.y) <= robot.hand.pinch.max_width,
+        (GraspType::Top, ShapeTemplate::Cylinder { radius, .. }) => 2.0 * radius <= robot.hand.pinch.max_width,
+        (GraspType::Side, ShapeTemplate::Box { size }) => {
+            size.x.min(size.y) <= robot.hand.power.max_diameter
+        }
+    });
+    (!fits).then(|| format!("{name} cannot be grasped: it is too large for the robot's hands."))
+}
+
+/// Variants of `get`: both arms x allowed grasps x approach directions.
+pub fn get_variants(world: &World, robot: &Robot, object: ObjectId, arms: &[Side]) -> Vec<Variant> {
+    let o = world.object(object);
+    let base = world.object_base(object);
+    let mut out = Vec::new();
+    for &arm in arms {
+        let shoulder = robot.arm(arm).world_from_base.translation;
+        let to_object = (base - Vec3::from(shoulder)).truncate();
+        let straight = to_object.y.atan2(to_object.x).to_degrees();
+        for grasp in &o.kind.grasps {
+            match grasp {
+                GraspType::Side => {
+                    for off in SIDE_APPROACH_OFFSETS_DEG {
+                        out.push(Variant {
+                            arm,
+                            grasp: Some(GraspType::Side),
+                            direction_deg: Some(straight + off),
+                            point: None,
+                        });
+                    }
+                }
+                GraspType::Top => {
+                    // The fingers close across the object's short side, either way round.
+                    let yaw = world.object_yaw(object).to_degrees();
+                    for flip in [0.0, 180.0] {
+                        out.push(Variant {
+                            arm,
+                            grasp: Some(GraspType::Top),
+                            direction_deg: Some(yaw + flip),
+                            point: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Hand-over points in front of a person, above the table and within the person's reach.
+pub fn handover_points(world: &World, person: PersonId) -> Vec<Vec3> {
+    let p = world.person(person);
+    let mut out = Vec::new();
+    for forward in [0.32, 0.42] {
+        for sideways in [0.0, -0.15, 0.15] {
+            for above in [0.18, 0.28] {
+                let xy = p.position + forward * p.facing() + sideways * p.right();
+                if !world.table.contains(xy, 0.0) {
+                    continue;
+                }
+                let point = xy.extend(world.table.height + above);
+                let reach = p.body.arm_reach - 0.05;
+                if p.shoulders().iter().any(|s| s.distance(point) <= reach) {
+                    out.push(point);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Free table spots within a person's reach for putting `object` down.
+pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<Vec2> {
+    let p = world.person(person);
+    let radius = world.object(object).shape().footprint_radius();
+    let mut out = Vec::new();
+    for forward in [0.35, 0.45, 0.55] {
+        for sideways in [0.0, -0.12, 0.12, -0.24, 0.24] {
+            let spot = p.position + forward * p.facing() + sideways * p.right();
+            if !world.table.contains(spot, radius + 0.03) || !spot_is_free(world, object, spot) {
+                continue;
+            }
+            let mut probe = world.clone();
+            probe.place_on_table(object, spot);
+            if hindrance::reaches(&probe, person, object).reachable {
+                out.push(spot);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `object` standing at `spot` keeps 2 cm from every other object on the table.
+pub fn spot_is_free(world: &World, object: ObjectId, spot: Vec2) -> bool {
+    let r = world.object(object).shape().footprint_radius();
+    world.object_ids().filter(|&id| id != object).all(|id| {
+        let other = world.object(id);
+        match other.placement {
+            Placement::OnTable { position, .. } => {
+                position.distance(spot) > r + other.shape().footprint_radius() + 0.02
+            }
+            _ => true,
+        }
+    })
+}
+
+/// Variants of `put` at given spots with the arm that holds the object.
+pub fn put_variants(arm: Side, spots: &[Vec2], table_height: f32) -> Vec<Variant> {
+    spots
+        .iter()
+        .map(|s| Variant {
+            arm,
+            grasp: None,
+            direction_deg: None,
+            point: Some(s.extend(table_height)),
+        })
+        .collect()
+}
+
+/// Variants of `pass` with the arm that holds the object.
+pub fn pass_variants(arm: Side, points: &[Vec3]) -> Vec<Variant> {
+    points
+        .iter()
+        .map(|&p| Variant {
+            arm,
+            grasp: None,
+            direction_deg: None,
+            point: Some(p),
+        })
+        .collect()
+}
+
+/// Variants of `pour` with the arm that holds the source: tilt directions around the target.
+pub fn pour_variants(arm: Side) -> Vec<Variant> {
+    POUR_DIRECTIONS_DEG
+        .iter()
+        .map(|&d| Variant {
+            arm,
+            grasp: None,
+            direction_deg: Some(d),
+            point: None,
+        })
+        .collect()
+}
+
+/// Variants of `point`: both arms x two distances of the hand from the shoulder.
+pub fn point_variants(robot: &Robot, target: Vec3, table_height: f32) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for arm in Side::BOTH {
+        let base = Vec3::from(robot.arm(arm).world_from_base.translation);
+        for distance in [0.45, 0.6] {
+            let dir = (target - base).normalize_or(Vec3::X);
+            let mut p = base + dir * distance;
+            // Stay clear of the table top while pointing at things on it.
+            p.z = p.z.max(table_height + 0.2);
+            out.push(Variant {
+                arm,
+                grasp: None,
+                direction_deg: None,
+                point: Some(p),
+            });
+        }
+    }
+    out
+}
+
+/// The point a target stands for: an object's centre, or a person's chest.
+pub fn target_point(world: &World, target: Target) -> Vec3 {
+    match target {
+        Target::Object(o) => world.object_centre(o),
+        Target::Person(p) => {
+            let person = world.person(p);
+            person.position.extend(person.body.shoulder_height - 0.1)
+        }
+    }
+}
+
+/// Whether two joint vectors are the same pose (within 1 mrad per joint).
+pub fn same_joints(a: &Joints, b: &Joints) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-3)
+}
