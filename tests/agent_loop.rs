@@ -25,7 +25,14 @@ fn agent_for(server: &FakeLlm, timeout_s: f64, retries: u32) -> (Agent, Twin) {
     let backend = OpenAiCompatible::from_settings(&settings).expect("backend");
     let character = Character::load("full", "the_robot").expect("character");
     let texts = ToolTexts::load_default().expect("tool texts");
-    let agent = Agent::new(Box::new(backend), character, &texts, "the_robot", AgentSettings::default(), GuardSettings::default());
+    let agent = Agent::new(
+        Box::new(backend),
+        character,
+        &texts,
+        "the_robot",
+        AgentSettings::default(),
+        GuardSettings::default(),
+    );
     (agent, twin)
 }
 
@@ -57,26 +64,66 @@ async fn request_carries_character_tools_and_history_and_results_go_back_by_id()
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hey Daniel, what do we have to drink?"), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(
+            &turn("Felix said to Daniel: Hey Daniel, what do we have to drink?"),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     assert_eq!(report.reason, EndReason::Stop);
     assert_eq!(report.llm_calls, 2);
-    agent.handle_turn(&turn("Daniel said to Felix: We have cola and fanta."), &mut twin, &mut events).await;
+    agent
+        .handle_turn(
+            &turn("Daniel said to Felix: We have cola and fanta."),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     let bodies = server.bodies();
     let first = &bodies[0];
     assert_eq!(first["messages"][0]["role"], "system");
-    assert!(first["messages"][0]["content"].as_str().unwrap_or_default().contains("robot called 'the_robot'"));
-    assert_eq!(first["messages"][1]["content"], "Felix said to Daniel: Hey Daniel, what do we have to drink?");
-    let names: Vec<&str> = first["tools"].as_array().expect("tools").iter().filter_map(|t| t["function"]["name"].as_str()).collect();
-    assert!(names.contains(&"check_hindering_reasons") && names.contains(&"stop") && names.contains(&"gaze"));
+    assert!(first["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("robot called 'the_robot'"));
+    assert_eq!(
+        first["messages"][1]["content"],
+        "Felix said to Daniel: Hey Daniel, what do we have to drink?"
+    );
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"check_hindering_reasons")
+            && names.contains(&"stop")
+            && names.contains(&"gaze")
+    );
     // The second request carries the tool result with its call id.
     let second = &bodies[1]["messages"];
-    let tool_message = second.as_array().expect("messages").iter().find(|m| m["role"] == "tool").expect("tool message");
+    let tool_message = second
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool message");
     assert_eq!(tool_message["tool_call_id"], "call_1");
     assert_eq!(tool_message["content"], "Daniel is idle.");
     // The next turn's request holds the whole history.
-    let third: Vec<&Value> = bodies[2]["messages"].as_array().expect("messages").iter().collect();
-    assert!(third.iter().any(|m| m["content"] == "Daniel said to Felix: We have cola and fanta."));
-    assert!(third.iter().any(|m| m["content"] == "Felix said to Daniel: Hey Daniel, what do we have to drink?"));
+    let third: Vec<&Value> = bodies[2]["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .collect();
+    assert!(third
+        .iter()
+        .any(|m| m["content"] == "Daniel said to Felix: We have cola and fanta."));
+    assert!(third
+        .iter()
+        .any(|m| m["content"] == "Felix said to Daniel: Hey Daniel, what do we have to drink?"));
 }
 
 #[tokio::test]
@@ -93,7 +140,13 @@ async fn gaze_then_speech_then_action_whatever_order_the_llm_sent() {
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    agent.handle_turn(&turn("Felix said to Daniel: Daniel, please hand me the red glass."), &mut twin, &mut events).await;
+    agent
+        .handle_turn(
+            &turn("Felix said to Daniel: Daniel, please hand me the red glass."),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     let order: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
@@ -101,10 +154,21 @@ async fn gaze_then_speech_then_action_whatever_order_the_llm_sent() {
             _ => None,
         })
         .collect();
-    assert_eq!(order, ["check_hindering_reasons", "gaze", "speak", "hand_object_over_to_person", "stop"]);
+    assert_eq!(
+        order,
+        [
+            "check_hindering_reasons",
+            "gaze",
+            "speak",
+            "hand_object_over_to_person",
+            "stop"
+        ]
+    );
     // Speech came before the action, so the explain-first guard let it through.
     assert!(!warnings(&events).contains(&"guard_explain_first".to_string()));
-    assert!(events.iter().any(|e| matches!(e, Event::Speech { to, .. } if to == "Felix")));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Speech { to, .. } if to == "Felix")));
 }
 
 #[tokio::test]
@@ -126,12 +190,21 @@ async fn flow_checks_warn_and_the_turn_goes_on() {
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: What do we have to drink?"), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(
+            &turn("Felix said to Daniel: What do we have to drink?"),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     assert_eq!(report.reason, EndReason::Stop);
     assert_eq!(report.llm_calls, 4);
     let kinds = warnings(&events);
     for kind in ["no_tool_call", "unknown_tool", "malformed_arguments"] {
-        assert!(kinds.contains(&kind.to_string()), "missing {kind} in {kinds:?}");
+        assert!(
+            kinds.contains(&kind.to_string()),
+            "missing {kind} in {kinds:?}"
+        );
     }
     // The LLM read each warning: the unknown tool's result lists the real tools.
     let bodies = server.bodies();
@@ -143,16 +216,31 @@ async fn flow_checks_warn_and_the_turn_goes_on() {
 #[tokio::test]
 async fn the_explain_first_guard_refuses_an_early_action() {
     let server = FakeLlm::start(vec![
-        Scripted::tool_calls(&[("check_hindering_reasons", json!({"person_name": "Daniel", "object_name": "red_glass"}))]),
-        Scripted::tool_calls(&[("hand_object_over_to_person", json!({"object_name": "red_glass", "person_name": "Felix"}))]),
+        Scripted::tool_calls(&[(
+            "check_hindering_reasons",
+            json!({"person_name": "Daniel", "object_name": "red_glass"}),
+        )]),
+        Scripted::tool_calls(&[(
+            "hand_object_over_to_person",
+            json!({"object_name": "red_glass", "person_name": "Felix"}),
+        )]),
         stop(),
     ])
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    agent.handle_turn(&turn("Felix said to Daniel: Daniel, please hand me the red glass."), &mut twin, &mut events).await;
+    agent
+        .handle_turn(
+            &turn("Felix said to Daniel: Daniel, please hand me the red glass."),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     assert!(warnings(&events).contains(&"guard_explain_first".to_string()));
-    assert!(!events.iter().any(|e| matches!(e, Event::Action { .. })), "nothing moved");
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Action { .. })),
+        "nothing moved"
+    );
     let red_glass = twin.world.object_named("red_glass").expect("red glass");
     assert_eq!(twin.world.holder(red_glass), None);
 }
@@ -162,19 +250,40 @@ async fn deliver_to_the_sender_and_check_first_guards() {
     let server = FakeLlm::start(vec![
         // Acting before any check of Daniel.
         Scripted::tool_calls(&[("speak", json!({"person_name": "All", "text": "I help."}))]),
-        Scripted::tool_calls(&[("hand_object_over_to_person", json!({"object_name": "red_glass", "person_name": "Felix"}))]),
-        Scripted::tool_calls(&[("check_hindering_reasons", json!({"person_name": "Daniel", "object_name": "red_glass"}))]),
+        Scripted::tool_calls(&[(
+            "hand_object_over_to_person",
+            json!({"object_name": "red_glass", "person_name": "Felix"}),
+        )]),
+        Scripted::tool_calls(&[(
+            "check_hindering_reasons",
+            json!({"person_name": "Daniel", "object_name": "red_glass"}),
+        )]),
         // Handing it to the receiver instead of the sender.
-        Scripted::tool_calls(&[("hand_object_over_to_person", json!({"object_name": "red_glass", "person_name": "Daniel"}))]),
+        Scripted::tool_calls(&[(
+            "hand_object_over_to_person",
+            json!({"object_name": "red_glass", "person_name": "Daniel"}),
+        )]),
         stop(),
     ])
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    agent.handle_turn(&turn("Felix said to Daniel: Daniel, please hand me the red glass."), &mut twin, &mut events).await;
+    agent
+        .handle_turn(
+            &turn("Felix said to Daniel: Daniel, please hand me the red glass."),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     let kinds = warnings(&events);
-    assert!(kinds.contains(&"guard_check_first".to_string()), "{kinds:?}");
-    assert!(kinds.contains(&"guard_deliver_to_sender".to_string()), "{kinds:?}");
+    assert!(
+        kinds.contains(&"guard_check_first".to_string()),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&"guard_deliver_to_sender".to_string()),
+        "{kinds:?}"
+    );
 }
 
 #[tokio::test]
@@ -182,7 +291,9 @@ async fn a_server_error_is_retried() {
     let server = FakeLlm::start(vec![Scripted::error(500, "overloaded"), stop()]).await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 2);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events)
+        .await;
     assert_eq!(report.reason, EndReason::Stop);
     assert_eq!(server.request_count(), 2);
 }
@@ -192,10 +303,20 @@ async fn a_hanging_server_ends_the_turn_with_timeout_and_the_next_turn_works() {
     let server = FakeLlm::start(vec![Scripted::Hang, stop()]).await;
     let (mut agent, mut twin) = agent_for(&server, 1.0, 0);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events)
+        .await;
     assert_eq!(report.reason, EndReason::Timeout);
-    assert!(events.iter().any(|e| matches!(e, Event::EpisodeEnd { reason, .. } if reason == "timeout")));
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hello again."), &mut twin, &mut events).await;
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::EpisodeEnd { reason, .. } if reason == "timeout")));
+    let report = agent
+        .handle_turn(
+            &turn("Felix said to Daniel: Hello again."),
+            &mut twin,
+            &mut events,
+        )
+        .await;
     assert_eq!(report.reason, EndReason::Stop);
 }
 
@@ -208,7 +329,9 @@ async fn a_llama_cpp_shaped_reply_is_accepted() {
     .await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events)
+        .await;
     assert_eq!(report.reason, EndReason::Stop);
 }
 
@@ -218,7 +341,9 @@ async fn repeating_the_same_call_warns_then_ends_the_turn() {
     let server = FakeLlm::start(vec![call(), call(), call(), call(), call(), call()]).await;
     let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
     let mut events = Vec::new();
-    let report = agent.handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events).await;
+    let report = agent
+        .handle_turn(&turn("Felix said to Daniel: Hi."), &mut twin, &mut events)
+        .await;
     assert_eq!(report.reason, EndReason::RepeatedCalls);
     assert!(warnings(&events).contains(&"repeated_call".to_string()));
 }

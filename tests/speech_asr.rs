@@ -6,7 +6,9 @@ mod speech_support;
 use std::time::Instant;
 
 use attentive::frontend::speaker::azimuth_of;
-use attentive::frontend::{AsrSettings, AudioSettings, FrontEnd, FrontendError, Recognizer, WavSource};
+use attentive::frontend::{
+    AsrSettings, AudioSettings, FrontEnd, FrontendError, Recognizer, WavSource,
+};
 use speech_support::{array_recording, espeak, model_path, noise, table, wer};
 
 fn recognizer() -> Recognizer {
@@ -31,7 +33,10 @@ fn clear_sentences_are_recognised_with_low_word_error_rate() {
     for s in CLEAR {
         let t = r.transcribe(&espeak(s), &names()).expect("transcribe");
         let e = wer(s, &t.text);
-        eprintln!("{s:?} -> {:?} (wer {e:.2}, conf {:.2}, no-speech {:.2}, {:?})", t.text, t.confidence, t.no_speech_prob, t.elapsed);
+        eprintln!(
+            "{s:?} -> {:?} (wer {e:.2}, conf {:.2}, no-speech {:.2}, {:?})",
+            t.text, t.confidence, t.no_speech_prob, t.elapsed
+        );
         assert!(t.rejected.is_none(), "{s:?} rejected: {:?}", t.rejected);
         total += e;
     }
@@ -53,7 +58,10 @@ fn names_heard(r: &mut Recognizer, names: &[String]) -> usize {
         .filter(|(name, text)| {
             let t = r.transcribe(&espeak(text), names).expect("transcribe");
             eprintln!("prompt {}: {text:?} -> {:?}", !names.is_empty(), t.text);
-            t.text.split_whitespace().take(3).any(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == *name)
+            t.text
+                .split_whitespace()
+                .take(3)
+                .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == *name)
         })
         .count()
 }
@@ -66,7 +74,10 @@ fn participant_names_in_the_prompt_are_heard_as_names() {
     // Measured here: 4/5 both ways on espeak's voice (the prompt fixes "And you'll, could
     // you pass" but one other sentence flips), so only the absolute rate is asserted.
     eprintln!("names heard: {with}/5 with the prompt, {without}/5 without");
-    assert!(with >= 4, "names heard: {with}/5 with the prompt, {without}/5 without");
+    assert!(
+        with >= 4,
+        "names heard: {with}/5 with the prompt, {without}/5 without"
+    );
 }
 
 #[test]
@@ -78,17 +89,29 @@ fn silence_and_noise_do_not_become_text() {
         ("faint noise", noise(2 * 16_000, 0.003, 12)),
     ] {
         let t = r.transcribe(&audio, &names()).expect("transcribe");
-        assert!(t.accepted_text().is_none(), "{what} gave {:?} (conf {:.2}, no-speech {:.2})", t.text, t.confidence, t.no_speech_prob);
+        assert!(
+            t.accepted_text().is_none(),
+            "{what} gave {:?} (conf {:.2}, no-speech {:.2})",
+            t.text,
+            t.confidence,
+            t.no_speech_prob
+        );
     }
 }
 
 #[test]
 fn silence_and_noise_files_give_no_turns() {
     let s = AudioSettings::default();
-    for (what, audio) in [("silence", vec![0.0f32; 5 * 16_000]), ("noise", noise(5 * 16_000, 0.05, 5))] {
+    for (what, audio) in [
+        ("silence", vec![0.0f32; 5 * 16_000]),
+        ("noise", noise(5 * 16_000, 0.05, 5)),
+    ] {
         let mut fe = FrontEnd::new(s.clone(), table(), recognizer());
         let mut turns = Vec::new();
-        fe.run(&mut WavSource::from_samples(audio, 16_000, 1), |t| turns.push(t.clone())).expect("run");
+        fe.run(&mut WavSource::from_samples(audio, 16_000, 1), |t| {
+            turns.push(t.clone())
+        })
+        .expect("run");
         assert!(turns.is_empty(), "{what}: {turns:?}");
     }
 }
@@ -99,30 +122,64 @@ fn a_conversation_file_becomes_turns_with_speaker_listener_and_text() {
     let people = table();
     let rate = 16_000usize;
     let mut rec = Vec::new();
-    for (who, text) in [("Felix", "Hey Daniel, could you pass me the red glass?"), ("Daniel", "Robot, what do we have to drink?")] {
+    for (who, text) in [
+        ("Felix", "Hey Daniel, could you pass me the red glass?"),
+        ("Daniel", "Robot, what do we have to drink?"),
+    ] {
         let az = azimuth_of(&people, people.person(who).expect("person").head);
         let mut mono = vec![0.0; rate / 2];
         mono.extend(espeak(text));
         mono.extend(vec![0.0; rate]);
-        rec.extend(array_recording(&mono, 16_000, &s.mic_positions, az, 25.0, Some((az + 80.0, 0.3, 0.004))));
+        rec.extend(array_recording(
+            &mono,
+            16_000,
+            &s.mic_positions,
+            az,
+            25.0,
+            Some((az + 80.0, 0.3, 0.004)),
+        ));
     }
     let mut fe = FrontEnd::new(s, people, recognizer());
     let mut turns = Vec::new();
-    let stats = fe.run(&mut WavSource::from_samples(rec, 16_000, 4), |t| turns.push(t.clone())).expect("run");
-    let got: Vec<(String, String, String)> = turns.iter().map(|t| (t.speaker.clone(), t.listener.clone(), t.text.clone())).collect();
+    let stats = fe
+        .run(&mut WavSource::from_samples(rec, 16_000, 4), |t| {
+            turns.push(t.clone())
+        })
+        .expect("run");
+    let got: Vec<(String, String, String)> = turns
+        .iter()
+        .map(|t| (t.speaker.clone(), t.listener.clone(), t.text.clone()))
+        .collect();
     assert_eq!(turns.len(), 2, "{got:?}");
-    assert_eq!((got[0].0.as_str(), got[0].1.as_str()), ("Felix", "Daniel"), "{got:?}");
-    assert_eq!((got[1].0.as_str(), got[1].1.as_str()), ("Daniel", "the_robot"), "{got:?}");
-    assert!(wer("Hey Daniel, could you pass me the red glass?", &got[0].2) < 0.25, "{got:?}");
-    assert!(wer("Robot, what do we have to drink?", &got[1].2) < 0.25, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1.as_str()),
+        ("Felix", "Daniel"),
+        "{got:?}"
+    );
+    assert_eq!(
+        (got[1].0.as_str(), got[1].1.as_str()),
+        ("Daniel", "the_robot"),
+        "{got:?}"
+    );
+    assert!(
+        wer("Hey Daniel, could you pass me the red glass?", &got[0].2) < 0.25,
+        "{got:?}"
+    );
+    assert!(
+        wer("Robot, what do we have to drink?", &got[1].2) < 0.25,
+        "{got:?}"
+    );
     assert!(turns[0].end_s < turns[1].start_s && turns[1].confidence > 0.5);
     eprintln!("{stats:?}");
 }
 
 #[test]
 fn a_missing_model_is_a_clear_error() {
-    let err = Recognizer::with_model(std::path::Path::new("/nonexistent/ggml.bin"), &AsrSettings::default())
-        .expect_err("no model");
+    let err = Recognizer::with_model(
+        std::path::Path::new("/nonexistent/ggml.bin"),
+        &AsrSettings::default(),
+    )
+    .expect_err("no model");
     assert!(matches!(err, FrontendError::Model { .. }));
     assert!(err.to_string().contains("build-whisper-model.sh"), "{err}");
     let dir = tempfile::tempdir().expect("tmp");
@@ -149,6 +206,40 @@ fn measure_recognition_time_of_a_3_s_utterance() {
         }
         let per = start.elapsed().as_secs_f64() / runs as f64;
         let t = last.expect("ran");
-        eprintln!("threads {threads}: {per:.3} s per 3 s utterance, RTF {:.3}, audio_ctx {}, text {:?}", per / 3.0, t.audio_ctx, t.text);
+        eprintln!(
+            "threads {threads}: {per:.3} s per 3 s utterance, RTF {:.3}, audio_ctx {}, text {:?}",
+            per / 3.0,
+            t.audio_ctx,
+            t.text
+        );
     }
+}
+
+/// Measurement: time from the VAD closing an utterance to its turn, plus the end-of-turn
+/// silence the VAD waits for; `cargo test --release --test speech_asr -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_end_of_speech_to_turn() {
+    let s = AudioSettings::default();
+    let people = table();
+    let az = azimuth_of(&people, people.person("Felix").expect("Felix").head);
+    let mut mono = vec![0.0; 8_000];
+    mono.extend(espeak(
+        "Daniel, could you please pour some cola into my glass?",
+    ));
+    mono.extend(vec![0.0; 16_000]);
+    let rec = array_recording(&mono, 16_000, &s.mic_positions, az, 25.0, None);
+    let end_silence = s.vad.end_silence_ms;
+    let mut fe = FrontEnd::new(s, people, recognizer());
+    let mut turns = Vec::new();
+    let stats = fe
+        .run(&mut WavSource::from_samples(rec, 16_000, 4), |t| {
+            turns.push(t.clone())
+        })
+        .expect("run");
+    eprintln!(
+        "turns {turns:?}\nutterance closed -> turn: {:?}; end of speech -> turn: {:?} (+{end_silence} ms end-of-turn silence)",
+        stats.max_turn_latency,
+        stats.max_turn_latency + std::time::Duration::from_millis(end_silence as u64)
+    );
 }

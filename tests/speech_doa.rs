@@ -3,10 +3,11 @@
 mod speech_support;
 
 use attentive::frontend::doa::wrap_deg;
-use attentive::frontend::speaker::azimuth_of;
 use attentive::frontend::source::write_wav;
+use attentive::frontend::speaker::azimuth_of;
 use attentive::frontend::{
-    resolve_speaker, AudioSettings, FrontEnd, FrontendError, Localizer, Transcriber, Transcript, WavSource,
+    resolve_speaker, AudioSettings, FrontEnd, FrontendError, Localizer, Transcriber, Transcript,
+    WavSource,
 };
 use speech_support::{array_recording, espeak_at, table};
 
@@ -23,10 +24,21 @@ fn azimuth_within_10_degrees_with_noise_and_a_reflection() {
     let loc = Localizer::new(&s.mic_positions, s.speed_of_sound, RATE).expect("4 mics");
     for az in [-150.0f32, -90.0, -41.0, 0.0, 30.0, 41.0, 75.0, 135.0, 180.0] {
         // Reflection from the table/wall: 40 % amplitude, 4 ms later, 70 degrees off.
-        let rec = array_recording(&speech, RATE, &s.mic_positions, az, 20.0, Some((az + 70.0, 0.4, 0.004)));
+        let rec = array_recording(
+            &speech,
+            RATE,
+            &s.mic_positions,
+            az,
+            20.0,
+            Some((az + 70.0, 0.4, 0.004)),
+        );
         let doa = loc.estimate(&rec, 4).expect("a direction");
         let err = wrap_deg(doa.azimuth_deg - az).abs();
-        assert!(err <= 10.0, "true {az}, estimated {} (error {err})", doa.azimuth_deg);
+        assert!(
+            err <= 10.0,
+            "true {az}, estimated {} (error {err})",
+            doa.azimuth_deg
+        );
     }
 }
 
@@ -39,14 +51,26 @@ fn the_person_in_that_direction_is_the_speaker() {
     for name in ["Felix", "Daniel"] {
         let head = people.person(name).expect("person").head;
         let az = azimuth_of(&people, head);
-        let rec = array_recording(&speech, RATE, &s.mic_positions, az, 15.0, Some((az - 60.0, 0.3, 0.003)));
+        let rec = array_recording(
+            &speech,
+            RATE,
+            &s.mic_positions,
+            az,
+            15.0,
+            Some((az - 60.0, 0.3, 0.003)),
+        );
         let doa = loc.estimate(&rec, 4);
         let m = resolve_speaker(doa.as_ref(), &people, s.max_speaker_error_deg, None);
         assert_eq!(m.name, name, "doa {doa:?}");
     }
     // A direction where nobody sits (behind the robot) is nobody's.
     let rec = array_recording(&speech, RATE, &s.mic_positions, 180.0, 20.0, None);
-    let m = resolve_speaker(loc.estimate(&rec, 4).as_ref(), &people, s.max_speaker_error_deg, None);
+    let m = resolve_speaker(
+        loc.estimate(&rec, 4).as_ref(),
+        &people,
+        s.max_speaker_error_deg,
+        None,
+    );
     assert_eq!(m.name, "unknown");
 }
 
@@ -85,7 +109,10 @@ fn a_four_channel_wav_file_gives_felix_speaking_to_daniel() {
     assert_eq!(turns.len(), 1, "{turns:?}");
     let t = &turns[0];
     // No vocative: Felix faces Daniel across the table, so Daniel is the listener.
-    assert_eq!((t.speaker.as_str(), t.listener.as_str()), ("Felix", "Daniel"));
+    assert_eq!(
+        (t.speaker.as_str(), t.listener.as_str()),
+        ("Felix", "Daniel")
+    );
     assert!(wrap_deg(t.doa_deg.expect("doa") - az).abs() < 10.0);
     let json = serde_json::to_value(t).expect("json");
     assert_eq!(json["type"], "turn");
@@ -99,7 +126,10 @@ fn a_single_microphone_uses_the_fallback_speaker_or_unknown() {
     mono.extend(espeak_at("What do we have to drink?", RATE));
     mono.extend(vec![0.0; RATE as usize]);
     for (fallback, want) in [(Some("Felix".to_string()), "Felix"), (None, "unknown")] {
-        let s = AudioSettings { fallback_speaker: fallback, ..settings() };
+        let s = AudioSettings {
+            fallback_speaker: fallback,
+            ..settings()
+        };
         let mut src = WavSource::from_samples(mono.clone(), RATE, 1);
         let mut fe = FrontEnd::new(s, people.clone(), Fixed("What do we have to drink?"));
         let mut turns = Vec::new();

@@ -13,14 +13,26 @@ fn listener(text: &str, speaker: &str) -> (String, ListenerReason) {
 
 #[test]
 fn a_vocative_at_the_start_decides() {
-    assert_eq!(listener("Daniel, could you pass me the glass?", "Felix").0, "Daniel");
-    assert_eq!(listener("Hey Felix, is there any cola left?", "Daniel").0, "Felix");
+    assert_eq!(
+        listener("Daniel, could you pass me the glass?", "Felix").0,
+        "Daniel"
+    );
+    assert_eq!(
+        listener("Hey Felix, is there any cola left?", "Daniel").0,
+        "Felix"
+    );
     // The robot, by its spoken name, even though Felix looks at Daniel.
     let (who, why) = listener("Robot, can you hand me the fanta?", "Felix");
     assert_eq!((who.as_str(), why), ("the_robot", ListenerReason::Vocative));
-    assert_eq!(listener("The robot, could you help?", "Felix").0, "the_robot");
+    assert_eq!(
+        listener("The robot, could you help?", "Felix").0,
+        "the_robot"
+    );
     // A name later in the sentence is not a vocative: gaze decides (Felix faces Daniel).
-    assert_eq!(listener("Could you ask the robot for the glass?", "Felix"), ("Daniel".into(), ListenerReason::Gaze));
+    assert_eq!(
+        listener("Could you ask the robot for the glass?", "Felix"),
+        ("Daniel".into(), ListenerReason::Gaze)
+    );
     // A slightly misrecognised name still counts.
     assert_eq!(listener("Danyel, the glass please.", "Felix").0, "Daniel");
 }
@@ -28,22 +40,53 @@ fn a_vocative_at_the_start_decides() {
 #[test]
 fn otherwise_the_person_in_the_gaze_cone_else_all() {
     let mut t = table();
-    assert_eq!(resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0, "Daniel");
+    assert_eq!(
+        resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0,
+        "Daniel"
+    );
     // Felix turns to the robot's end of the table (robot about 49 degrees off his former gaze).
-    let felix = t.people.iter_mut().find(|p| p.name == "Felix").expect("Felix");
+    let felix = t
+        .people
+        .iter_mut()
+        .find(|p| p.name == "Felix")
+        .expect("Felix");
     let to_robot = (Vec3::new(-0.8, 0.0, 1.3) - felix.head).normalize();
     felix.facing = Vec3::new(to_robot.x, to_robot.y, 0.0).normalize();
-    assert_eq!(resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0, "the_robot");
+    assert_eq!(
+        resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0,
+        "the_robot"
+    );
     // Felix looks away from everybody: addressed to all.
-    let felix = t.people.iter_mut().find(|p| p.name == "Felix").expect("Felix");
+    let felix = t
+        .people
+        .iter_mut()
+        .find(|p| p.name == "Felix")
+        .expect("Felix");
     felix.facing = Vec3::X;
-    assert_eq!(resolve_listener("Pass me the glass.", "Felix", &t, 30.0), (ALL.into(), ListenerReason::Nobody));
+    assert_eq!(
+        resolve_listener("Pass me the glass.", "Felix", &t, 30.0),
+        (ALL.into(), ListenerReason::Nobody)
+    );
     // Outside the 30 degree cone is a miss, even though Daniel is nearest to the gaze.
-    let felix = t.people.iter_mut().find(|p| p.name == "Felix").expect("Felix");
-    felix.facing = Vec3::new((-55f32).to_radians().cos(), (-55f32).to_radians().sin(), 0.0);
-    assert_eq!(resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0, ALL);
+    let felix = t
+        .people
+        .iter_mut()
+        .find(|p| p.name == "Felix")
+        .expect("Felix");
+    felix.facing = Vec3::new(
+        (-55f32).to_radians().cos(),
+        (-55f32).to_radians().sin(),
+        0.0,
+    );
+    assert_eq!(
+        resolve_listener("Pass me the glass.", "Felix", &t, 30.0).0,
+        ALL
+    );
     // An unknown speaker has no gaze.
-    assert_eq!(resolve_listener("Pass me the glass.", "unknown", &t, 30.0).0, ALL);
+    assert_eq!(
+        resolve_listener("Pass me the glass.", "unknown", &t, 30.0).0,
+        ALL
+    );
 }
 
 #[test]

@@ -30,11 +30,15 @@ fn finds_each_utterance_within_150_ms_in_noise() {
         let x = espeak(s);
         let (a, b) = speech_bounds(&x);
         let off = clean.len();
-        truth.push(((off + a) as f64 / rate as f64, (off + b) as f64 / rate as f64));
+        truth.push((
+            (off + a) as f64 / rate as f64,
+            (off + b) as f64 / rate as f64,
+        ));
         clean.extend(&x);
         clean.extend(std::iter::repeat_n(0.0, rate + i * rate / 4)); // gaps 1.0-1.5 s
     }
-    let speech_rms = rms(&clean[(truth[0].0 * rate as f64) as usize..(truth[0].1 * rate as f64) as usize]);
+    let speech_rms =
+        rms(&clean[(truth[0].0 * rate as f64) as usize..(truth[0].1 * rate as f64) as usize]);
     let n = noise(clean.len(), speech_rms * 0.1, 7); // 20 dB SNR
     let noisy: Vec<f32> = clean.iter().zip(&n).map(|(a, b)| a + b).collect();
 
@@ -42,7 +46,11 @@ fn finds_each_utterance_within_150_ms_in_noise() {
     let found: Vec<(f64, f64)> = us.iter().map(|u| (u.start_s, u.end_s)).collect();
     assert_eq!(us.len(), truth.len(), "found {found:?}, truth {truth:?}");
     for (u, (a, b)) in us.iter().zip(&truth) {
-        assert!((u.start_s - a).abs() <= 0.15, "start {} vs true {a}", u.start_s);
+        assert!(
+            (u.start_s - a).abs() <= 0.15,
+            "start {} vs true {a}",
+            u.start_s
+        );
         assert!((u.end_s - b).abs() <= 0.15, "end {} vs true {b}", u.end_s);
         // The audio handed to the recogniser covers the speech.
         let audio_end = u.audio_start_s + u.samples.len() as f64 / rate as f64;
@@ -64,4 +72,3 @@ fn noise_and_silence_alone_give_no_utterance() {
     let found: Vec<(f64, f64)> = run(&hum).iter().map(|u| (u.start_s, u.end_s)).collect();
     assert!(found.is_empty(), "hum: {found:?}");
 }
-

@@ -55,8 +55,14 @@ fn situation_3_daniel_cannot_reach_the_red_glass_but_the_robot_can() {
     assert_eq!(facts["reachable"], false);
     assert_eq!(facts["visible"], true);
     assert_eq!(facts["busy"], false);
-    assert!(json["text"].as_str().unwrap_or_default().contains("cannot reach red_glass"));
-    let (_, robot, _) = tool(&["check_reach_object_for_robot", r#"{"object_name":"red_glass"}"#]);
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("cannot reach red_glass"));
+    let (_, robot, _) = tool(&[
+        "check_reach_object_for_robot",
+        r#"{"object_name":"red_glass"}"#,
+    ]);
     assert_eq!(robot["facts"]["reachable"], true);
 }
 
@@ -65,7 +71,10 @@ fn situation_4_daniel_is_busy_with_his_phone() {
     let json = hindrance("Daniel", "cola", &["--busy", "Daniel=smartphone"]);
     assert_eq!(json["facts"]["busy"], true);
     assert_eq!(json["facts"]["holding"][0], "smartphone");
-    assert!(json["text"].as_str().unwrap_or_default().contains("Daniel is busy"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Daniel is busy"));
 }
 
 #[test]
@@ -74,39 +83,69 @@ fn situation_5_the_box_hides_the_cola_zero_from_felix() {
     assert_eq!(json["facts"]["object"], "cola_zero_bottle");
     assert_eq!(json["facts"]["visible"], false);
     assert_eq!(json["facts"]["occluded_by"], serde_json::json!(["box"]));
-    assert!(json["text"].as_str().unwrap_or_default().contains("hidden behind box"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("hidden behind box"));
     // Daniel, across the table, sees it.
-    assert_eq!(hindrance("Daniel", "cola_zero_bottle", &[])["facts"]["visible"], true);
+    assert_eq!(
+        hindrance("Daniel", "cola_zero_bottle", &[])["facts"]["visible"],
+        true
+    );
 }
 
 #[test]
 fn situation_6_the_people_the_robot_talks_with() {
     let (_, json, _) = tool(&["get_persons"]);
-    assert_eq!(json["facts"]["persons"], serde_json::json!(["Felix", "Daniel"]));
+    assert_eq!(
+        json["facts"]["persons"],
+        serde_json::json!(["Felix", "Daniel"])
+    );
 }
 
 #[test]
 fn bad_input_gets_a_clear_answer() {
     // Unknown object: the tool answers, ok false, with the candidates.
-    let (code, json, _) = tool(&["check_hindering_reasons", r#"{"person_name":"Daniel","object_name":"sprite"}"#]);
+    let (code, json, _) = tool(&[
+        "check_hindering_reasons",
+        r#"{"person_name":"Daniel","object_name":"sprite"}"#,
+    ]);
     assert_eq!(code, 1);
     assert_eq!(json["ok"], false);
-    assert!(json["text"].as_str().unwrap_or_default().contains("no object called 'sprite'"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("no object called 'sprite'"));
     // Ambiguous: candidates, no guess.
-    let (_, json, _) = tool(&["check_hindering_reasons", r#"{"person_name":"Daniel","object_name":"glass"}"#]);
-    assert!(json["text"].as_str().unwrap_or_default().contains("red_glass or blue_glass"));
+    let (_, json, _) = tool(&[
+        "check_hindering_reasons",
+        r#"{"person_name":"Daniel","object_name":"glass"}"#,
+    ]);
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("red_glass or blue_glass"));
     // Missing argument.
     let (_, json, _) = tool(&["check_hindering_reasons", r#"{"person_name":"Daniel"}"#]);
-    assert!(json["text"].as_str().unwrap_or_default().contains("needs object_name"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("needs object_name"));
     // Not JSON, unknown scene, unknown tool.
     let (code, _, stderr) = tool(&["check_hindering_reasons", "{person_name: Daniel"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("not valid JSON"), "{stderr}");
     let (code, _, stderr) = tool(&["--scene", "kitchen", "get_objects"]);
     assert_ne!(code, 0);
-    assert!(stderr.contains("no scene called 'kitchen'") && stderr.contains("softdrinks"), "{stderr}");
+    assert!(
+        stderr.contains("no scene called 'kitchen'") && stderr.contains("softdrinks"),
+        "{stderr}"
+    );
     let (_, json, _) = tool(&["fly", "{}"]);
-    assert!(json["text"].as_str().unwrap_or_default().contains("no tool called 'fly'"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("no tool called 'fly'"));
 }
 
 #[test]

@@ -71,7 +71,12 @@ mod tests {
         assert!(full.prompt.contains("'is_person_busy_or_idle'"));
         assert!(full.prompt.contains("robot called 'the_robot'"));
         // Relaxed: no tool named; none: nothing from "IMPORTANT" on.
-        for tool in ["is_person_busy_or_idle", "hand_object_over_to_person", "'speak'", "'stop'"] {
+        for tool in [
+            "is_person_busy_or_idle",
+            "hand_object_over_to_person",
+            "'speak'",
+            "'stop'",
+        ] {
             assert!(!relaxed.prompt.contains(tool), "relaxed mentions {tool}");
         }
         assert!(full.prompt.contains("IMPORTANT: Obey the following rules:"));

@@ -142,14 +142,21 @@ impl Agent {
     }
 
     /// Handles one human turn against the twin, emitting events as it goes.
-    pub async fn handle_turn(&mut self, turn: &Turn, twin: &mut Twin, events: &mut dyn EventSink) -> TurnReport {
+    pub async fn handle_turn(
+        &mut self,
+        turn: &Turn,
+        twin: &mut Twin,
+        events: &mut dyn EventSink,
+    ) -> TurnReport {
         events.emit(Event::Turn {
             speaker: turn.speaker.clone(),
             listener: turn.listener.clone(),
             text: turn.text.clone(),
         });
         let turn_start = self.history.len();
-        self.history.push(ChatMessage::User { content: turn.to_string() });
+        self.history.push(ChatMessage::User {
+            content: turn.to_string(),
+        });
         let mut state = TurnState {
             sender: person_name(twin, &turn.speaker),
             receiver: person_name(twin, &turn.listener),
@@ -159,7 +166,8 @@ impl Agent {
             ),
             ..TurnState::default()
         };
-        let deadline = Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
+        let deadline =
+            Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
         let mut llm_calls = 0;
         let reason = loop {
             if llm_calls >= self.settings.max_llm_calls_per_turn {
@@ -170,21 +178,31 @@ impl Agent {
             };
             let request = self.request();
             llm_calls += 1;
-            let reply = match tokio::time::timeout(remaining, self.backend.complete(&request)).await {
+            let reply = match tokio::time::timeout(remaining, self.backend.complete(&request)).await
+            {
                 Err(_) => break EndReason::Timeout,
                 Ok(Err(error)) if error.is_timeout() => {
-                    events.emit(Event::Warning { kind: "llm_timeout".into(), detail: error.to_string() });
+                    events.emit(Event::Warning {
+                        kind: "llm_timeout".into(),
+                        detail: error.to_string(),
+                    });
                     break EndReason::Timeout;
                 }
                 Ok(Err(error)) => {
-                    events.emit(Event::Warning { kind: "llm_error".into(), detail: error.to_string() });
+                    events.emit(Event::Warning {
+                        kind: "llm_error".into(),
+                        detail: error.to_string(),
+                    });
                     break EndReason::LlmError;
                 }
                 Ok(Ok(reply)) => reply,
             };
             let content = reply.content.clone().filter(|c| !c.trim().is_empty());
             if reply.tool_calls.is_empty() {
-                self.history.push(ChatMessage::Assistant { content: content.clone(), tool_calls: Vec::new() });
+                self.history.push(ChatMessage::Assistant {
+                    content: content.clone(),
+                    tool_calls: Vec::new(),
+                });
                 if state.tools_run > 0 || state.no_call_warnings > 0 {
                     break EndReason::NoToolCall;
                 }
@@ -213,7 +231,10 @@ impl Agent {
             let mut end: Option<EndReason> = None;
             for call in calls {
                 let (result, flags) = self.run_call(call, twin, &mut state, events);
-                self.history.push(ChatMessage::Tool { call_id: call.id.clone(), content: result });
+                self.history.push(ChatMessage::Tool {
+                    call_id: call.id.clone(),
+                    content: result,
+                });
                 stop |= flags.stop;
                 if flags.end_repeated {
                     end = Some(EndReason::RepeatedCalls);
@@ -230,21 +251,34 @@ impl Agent {
             }
         };
         self.bound_history(turn_start);
-        events.emit(Event::EpisodeEnd { reason: reason.as_str().to_string(), llm_calls });
+        events.emit(Event::EpisodeEnd {
+            reason: reason.as_str().to_string(),
+            llm_calls,
+        });
         TurnReport { reason, llm_calls }
     }
 
     fn request(&self) -> ChatRequest {
         let mut messages = Vec::with_capacity(self.history.len() + 1);
-        messages.push(ChatMessage::System { content: self.character.prompt.clone() });
+        messages.push(ChatMessage::System {
+            content: self.character.prompt.clone(),
+        });
         messages.extend(self.history.iter().cloned());
-        ChatRequest { messages, tools: self.schemas.clone() }
+        ChatRequest {
+            messages,
+            tools: self.schemas.clone(),
+        }
     }
 
     /// A warning: an event, and a message the LLM reads on its next call.
     fn warn(&mut self, events: &mut dyn EventSink, kind: &str, text: &str) {
-        events.emit(Event::Warning { kind: kind.to_string(), detail: text.to_string() });
-        self.history.push(ChatMessage::User { content: format!("Warning from the robot's control system: {text}") });
+        events.emit(Event::Warning {
+            kind: kind.to_string(),
+            detail: text.to_string(),
+        });
+        self.history.push(ChatMessage::User {
+            content: format!("Warning from the robot's control system: {text}"),
+        });
     }
 
     /// Runs one call through the flow checks and guards; returns the text the LLM reads.
@@ -256,7 +290,11 @@ impl Agent {
         events: &mut dyn EventSink,
     ) -> (String, CallFlags) {
         let mut flags = CallFlags::default();
-        let args: Value = match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
+        let args: Value = match serde_json::from_str(if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        }) {
             Ok(v) => v,
             Err(error) => {
                 let text = format!(
@@ -264,26 +302,55 @@ impl Agent {
                     call.name,
                     example_args(&call.name)
                 );
-                events.emit(Event::Warning { kind: "malformed_arguments".into(), detail: text.clone() });
-                events.emit(Event::ToolCall { name: call.name.clone(), args: Value::String(call.arguments.clone()), ok: false, result: text.clone() });
+                events.emit(Event::Warning {
+                    kind: "malformed_arguments".into(),
+                    detail: text.clone(),
+                });
+                events.emit(Event::ToolCall {
+                    name: call.name.clone(),
+                    args: Value::String(call.arguments.clone()),
+                    ok: false,
+                    result: text.clone(),
+                });
                 return (text, flags);
             }
         };
         let Some(definition) = tools::definition(&call.name) else {
             let outcome = tools::unknown_tool(&call.name);
-            events.emit(Event::Warning { kind: "unknown_tool".into(), detail: outcome.text.clone() });
-            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: outcome.text.clone() });
+            events.emit(Event::Warning {
+                kind: "unknown_tool".into(),
+                detail: outcome.text.clone(),
+            });
+            events.emit(Event::ToolCall {
+                name: call.name.clone(),
+                args,
+                ok: false,
+                result: outcome.text.clone(),
+            });
             return (outcome.text, flags);
         };
         if let Err(error) = tools::Args::parse(definition, &args) {
             let text = error.to_string();
-            events.emit(Event::Warning { kind: "malformed_arguments".into(), detail: text.clone() });
-            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: text.clone() });
+            events.emit(Event::Warning {
+                kind: "malformed_arguments".into(),
+                detail: text.clone(),
+            });
+            events.emit(Event::ToolCall {
+                name: call.name.clone(),
+                args,
+                ok: false,
+                result: text.clone(),
+            });
             return (text, flags);
         }
         if definition.category == ToolCategory::Stop {
             flags.stop = true;
-            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: true, result: "Stopped.".into() });
+            events.emit(Event::ToolCall {
+                name: call.name.clone(),
+                args,
+                ok: true,
+                result: "Stopped.".into(),
+            });
             return ("Stopped.".into(), flags);
         }
         // Repeated identical calls: a warning, then the end of the turn.
@@ -297,20 +364,39 @@ impl Agent {
                 call.name,
                 *count - 1
             );
-            events.emit(Event::Warning { kind: "repeated_call".into(), detail: text.clone() });
-            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: text.clone() });
+            events.emit(Event::Warning {
+                kind: "repeated_call".into(),
+                detail: text.clone(),
+            });
+            events.emit(Event::ToolCall {
+                name: call.name.clone(),
+                args,
+                ok: false,
+                result: text.clone(),
+            });
             flags.end_repeated = state.repeat_warnings > 1;
             return (text, flags);
         }
         if let Some(refusal) = self.guard(definition.category, &call.name, &args, twin, state) {
-            events.emit(Event::Warning { kind: refusal.0.into(), detail: refusal.1.clone() });
-            events.emit(Event::ToolCall { name: call.name.clone(), args, ok: false, result: refusal.1.clone() });
+            events.emit(Event::Warning {
+                kind: refusal.0.into(),
+                detail: refusal.1.clone(),
+            });
+            events.emit(Event::ToolCall {
+                name: call.name.clone(),
+                args,
+                ok: false,
+                result: refusal.1.clone(),
+            });
             return (refusal.1, flags);
         }
         let outcome: ToolOutcome = tools::call(twin, &call.name, &args);
         state.tools_run += 1;
         if definition.category == ToolCategory::Query && outcome.ok {
-            if let (Some(receiver), Some(person)) = (&state.receiver, outcome.facts.get("person").and_then(Value::as_str)) {
+            if let (Some(receiver), Some(person)) = (
+                &state.receiver,
+                outcome.facts.get("person").and_then(Value::as_str),
+            ) {
                 if receiver == person {
                     state.checked_receiver = true;
                 }
@@ -319,13 +405,35 @@ impl Agent {
         if call.name == "speak" && outcome.ok {
             state.spoke = true;
             events.emit(Event::Speech {
-                to: outcome.facts.get("to").and_then(Value::as_str).unwrap_or("All").to_string(),
-                text: outcome.facts.get("text").and_then(Value::as_str).unwrap_or_default().to_string(),
+                to: outcome
+                    .facts
+                    .get("to")
+                    .and_then(Value::as_str)
+                    .unwrap_or("All")
+                    .to_string(),
+                text: outcome
+                    .facts
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
             });
         }
-        events.emit(Event::ToolCall { name: call.name.clone(), args: args.clone(), ok: outcome.ok, result: outcome.text.clone() });
-        if matches!(definition.category, ToolCategory::Action) || ["gaze", "point_at_object_or_person"].contains(&call.name.as_str()) {
-            events.emit(Event::Action { name: call.name.clone(), args, ok: outcome.ok, detail: outcome.text.clone() });
+        events.emit(Event::ToolCall {
+            name: call.name.clone(),
+            args: args.clone(),
+            ok: outcome.ok,
+            result: outcome.text.clone(),
+        });
+        if matches!(definition.category, ToolCategory::Action)
+            || ["gaze", "point_at_object_or_person"].contains(&call.name.as_str())
+        {
+            events.emit(Event::Action {
+                name: call.name.clone(),
+                args,
+                ok: outcome.ok,
+                detail: outcome.text.clone(),
+            });
         }
         (outcome.text, flags)
     }
@@ -362,7 +470,9 @@ impl Agent {
             if let (Some(sender), Some(receiver), Some(target)) = (
                 &state.sender,
                 &state.receiver,
-                args.get("person_name").and_then(Value::as_str).and_then(|p| person_name(twin, p)),
+                args.get("person_name")
+                    .and_then(Value::as_str)
+                    .and_then(|p| person_name(twin, p)),
             ) {
                 if &target == receiver && sender != receiver {
                     return Some((

@@ -70,7 +70,8 @@ fn object_entries(world: &World) -> Vec<Entry<ObjectId>> {
         .object_ids()
         .map(|id| {
             let object = world.object(id);
-            let mut kind_words: Vec<String> = object.kind.words.iter().flat_map(|w| words(w)).collect();
+            let mut kind_words: Vec<String> =
+                object.kind.words.iter().flat_map(|w| words(w)).collect();
             kind_words.extend(words(&object.kind.name));
             Entry {
                 id,
@@ -202,7 +203,9 @@ pub fn person(world: &World, query: &str) -> Grounding<PersonId> {
 /// Grounds who someone speaks to: a person, the robot, or everyone.
 pub fn addressee(world: &World, query: &str) -> Grounding<Addressee> {
     let q = words(query);
-    if q.is_empty() || matches!(q.as_slice(), [w] if ["all", "everyone", "everybody", "both", "group"].contains(&w.as_str())) {
+    if q.is_empty()
+        || matches!(q.as_slice(), [w] if ["all", "everyone", "everybody", "both", "group"].contains(&w.as_str()))
+    {
         return Grounding::Resolved(Addressee::All);
     }
     let robot_words = words(&world.robot.name);
@@ -211,7 +214,9 @@ pub fn addressee(world: &World, query: &str) -> Grounding<Addressee> {
     }
     match person(world, query) {
         Grounding::Resolved(id) => Grounding::Resolved(Addressee::Person(id)),
-        Grounding::Ambiguous(ids) => Grounding::Ambiguous(ids.into_iter().map(Addressee::Person).collect()),
+        Grounding::Ambiguous(ids) => {
+            Grounding::Ambiguous(ids.into_iter().map(Addressee::Person).collect())
+        }
         Grounding::Unknown { closest } => Grounding::Unknown {
             closest: closest.into_iter().map(Addressee::Person).collect(),
         },
@@ -261,7 +266,8 @@ mod tests {
         let w = softdrinks();
         match object(&w, "the glass") {
             Grounding::Ambiguous(ids) => {
-                let mut names: Vec<&str> = ids.iter().map(|id| w.object(*id).name.as_str()).collect();
+                let mut names: Vec<&str> =
+                    ids.iter().map(|id| w.object(*id).name.as_str()).collect();
                 names.sort();
                 assert_eq!(names, ["blue_glass", "red_glass"]);
             }
@@ -282,9 +288,18 @@ mod tests {
     fn addressees() {
         let w = softdrinks();
         assert_eq!(addressee(&w, "All"), Grounding::Resolved(Addressee::All));
-        assert_eq!(addressee(&w, "the_robot"), Grounding::Resolved(Addressee::Robot));
+        assert_eq!(
+            addressee(&w, "the_robot"),
+            Grounding::Resolved(Addressee::Robot)
+        );
         let daniel = w.person_named("Daniel").expect("Daniel");
-        assert_eq!(addressee(&w, "daniel"), Grounding::Resolved(Addressee::Person(daniel)));
-        assert_eq!(addressee(&w, "Danial"), Grounding::Resolved(Addressee::Person(daniel)));
+        assert_eq!(
+            addressee(&w, "daniel"),
+            Grounding::Resolved(Addressee::Person(daniel))
+        );
+        assert_eq!(
+            addressee(&w, "Danial"),
+            Grounding::Resolved(Addressee::Person(daniel))
+        );
     }
 }

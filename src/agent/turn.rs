@@ -56,7 +56,11 @@ impl Turn {
 
 impl fmt::Display for Turn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} said to {}: {}", self.speaker, self.listener, self.text)
+        write!(
+            f,
+            "{} said to {}: {}",
+            self.speaker, self.listener, self.text
+        )
     }
 }
 
@@ -66,12 +70,20 @@ mod tests {
 
     #[test]
     fn both_forms() {
-        let a = Turn::parse("Felix said to Daniel: Hey Daniel, what do we have to drink?").expect("turn");
-        assert_eq!((a.speaker.as_str(), a.listener.as_str()), ("Felix", "Daniel"));
+        let a = Turn::parse("Felix said to Daniel: Hey Daniel, what do we have to drink?")
+            .expect("turn");
+        assert_eq!(
+            (a.speaker.as_str(), a.listener.as_str()),
+            ("Felix", "Daniel")
+        );
         assert_eq!(a.text, "Hey Daniel, what do we have to drink?");
-        let b = Turn::parse("Felix -> the_robot: What do you know about mixing coke and fanta?").expect("turn");
+        let b = Turn::parse("Felix -> the_robot: What do you know about mixing coke and fanta?")
+            .expect("turn");
         assert_eq!(b.listener, "the_robot");
-        assert_eq!(b.to_string(), "Felix said to the_robot: What do you know about mixing coke and fanta?");
+        assert_eq!(
+            b.to_string(),
+            "Felix said to the_robot: What do you know about mixing coke and fanta?"
+        );
         // A colon inside the text stays in the text.
         let c = Turn::parse("Daniel -> Felix: ratio 1:2").expect("turn");
         assert_eq!(c.text, "ratio 1:2");
@@ -81,7 +93,13 @@ mod tests {
     fn malformed_lines_get_a_hint() {
         assert_eq!(Turn::parse("hello there"), Err(TurnError::Form));
         assert_eq!(Turn::parse("Felix said Daniel: hi"), Err(TurnError::Form));
-        assert_eq!(Turn::parse(" -> Daniel: hi"), Err(TurnError::Empty("speaker")));
-        assert_eq!(Turn::parse("Felix -> Daniel:   "), Err(TurnError::Empty("text")));
+        assert_eq!(
+            Turn::parse(" -> Daniel: hi"),
+            Err(TurnError::Empty("speaker"))
+        );
+        assert_eq!(
+            Turn::parse("Felix -> Daniel:   "),
+            Err(TurnError::Empty("text"))
+        );
     }
 }

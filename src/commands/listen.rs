@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ListenArgs;
-use crate::frontend::{participants_from_scene_file, AudioSettings, FrontEnd, Recognizer};
+use attentive::frontend::{participants_from_scene_file, AudioSettings, FrontEnd, Recognizer};
 
 /// Prints one turn per utterance of the WAV file, or of the live device until interrupted.
 pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -24,7 +24,7 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
         Some(m) => Recognizer::with_model(m, &settings.asr)?,
         None => Recognizer::new(&settings.asr)?,
     };
-    let mut source = crate::frontend::source::open_source(
+    let mut source = attentive::frontend::source::open_source(
         args.wav.as_ref(),
         settings.device.as_deref(),
         settings.sample_rate,
@@ -33,13 +33,19 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
         rate = source.sample_rate(),
         channels = source.channels(),
         "listening{}",
-        if args.wav.is_some() { " to the file" } else { " (Ctrl-C ends)" }
+        if args.wav.is_some() {
+            " to the file"
+        } else {
+            " (Ctrl-C ends)"
+        }
     );
     let mut frontend = FrontEnd::new(settings, participants, recognizer);
     let mut print_err = None;
     let stats = frontend.run(source.as_mut(), |turn| {
         let line = if json {
-            serde_json::to_string(turn).unwrap_or_else(|e| format!("{{\"type\":\"warning\",\"kind\":\"json\",\"detail\":\"{e}\"}}"))
+            serde_json::to_string(turn).unwrap_or_else(|e| {
+                format!("{{\"type\":\"warning\",\"kind\":\"json\",\"detail\":\"{e}\"}}")
+            })
         } else {
             turn.to_string()
         };
@@ -52,7 +58,9 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
     })?;
     tracing::info!(?stats, "done");
     match print_err {
-        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing turns to stdout"),
+        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing turns to stdout")
+        }
         _ => Ok(ExitCode::SUCCESS),
     }
 }
@@ -64,8 +72,10 @@ fn audio_settings(config: Option<&Path>) -> anyhow::Result<AudioSettings> {
     let Some(path) = config else {
         return Ok(AudioSettings::default());
     };
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let table: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     match table.get("audio") {
         Some(v) => v
             .clone()

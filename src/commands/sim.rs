@@ -27,7 +27,12 @@ pub struct Printer {
 impl Printer {
     /// A printer for stdout.
     pub fn new(json: bool) -> Self {
-        Self { json, colour: !json && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+        Self {
+            json,
+            colour: !json
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none(),
+        }
     }
 
     fn paint(&self, code: &str, text: &str) -> String {
@@ -46,30 +51,55 @@ impl EventSink for Printer {
             return;
         }
         let line = match &event {
-            Event::Turn { speaker, listener, text } => self.paint("1", &format!("{speaker} -> {listener}: {text}")),
-            Event::Speech { to, text } => self.paint("36", &format!("  robot says to {to}: {text}")),
-            Event::Action { name, ok, detail, .. } => {
+            Event::Turn {
+                speaker,
+                listener,
+                text,
+            } => self.paint("1", &format!("{speaker} -> {listener}: {text}")),
+            Event::Speech { to, text } => {
+                self.paint("36", &format!("  robot says to {to}: {text}"))
+            }
+            Event::Action {
+                name, ok, detail, ..
+            } => {
                 if *ok {
                     self.paint("32", &format!("  robot {name}: {detail}"))
                 } else {
                     self.paint("31", &format!("  robot {name} failed: {detail}"))
                 }
             }
-            Event::ToolCall { name, result, .. } => self.paint("2", &format!("  [{name}] {result}")),
-            Event::Warning { kind, detail } => self.paint("33", &format!("  warning ({kind}): {detail}")),
-            Event::EpisodeEnd { reason, llm_calls } => {
-                self.paint("2", &format!("  (turn ended: {reason}, {llm_calls} LLM calls)"))
+            Event::ToolCall { name, result, .. } => {
+                self.paint("2", &format!("  [{name}] {result}"))
             }
+            Event::Warning { kind, detail } => {
+                self.paint("33", &format!("  warning ({kind}): {detail}"))
+            }
+            Event::EpisodeEnd { reason, llm_calls } => self.paint(
+                "2",
+                &format!("  (turn ended: {reason}, {llm_calls} LLM calls)"),
+            ),
             Event::State { objects, persons } => {
                 let mut lines = vec!["state:".to_string()];
                 for (name, p) in persons {
-                    lines.push(format!("  {name}: {}{}", if p.busy { "busy" } else { "idle" },
-                        if p.holding.is_empty() { String::new() } else { format!(", holding {}", p.holding.join(", ")) }));
+                    lines.push(format!(
+                        "  {name}: {}{}",
+                        if p.busy { "busy" } else { "idle" },
+                        if p.holding.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", holding {}", p.holding.join(", "))
+                        }
+                    ));
                 }
                 for (name, o) in objects {
-                    let mut notes = vec![format!("at [{:.2}, {:.2}]", o.position[0], o.position[1])];
-                    if let Some(h) = &o.held_by { notes.push(format!("held by {h}")); }
-                    if let Some(c) = &o.contains { notes.push(format!("contains {c}")); }
+                    let mut notes =
+                        vec![format!("at [{:.2}, {:.2}]", o.position[0], o.position[1])];
+                    if let Some(h) = &o.held_by {
+                        notes.push(format!("held by {h}"));
+                    }
+                    if let Some(c) = &o.contains {
+                        notes.push(format!("contains {c}"));
+                    }
                     lines.push(format!("  {name}: {}", notes.join(", ")));
                 }
                 lines.join("\n")
@@ -97,7 +127,11 @@ pub fn build_backend(
 }
 
 /// Loads the configuration with the command line's LLM overrides.
-pub fn settings_with(config: Option<&Path>, llm_url: &Option<String>, model: &Option<String>) -> anyhow::Result<Settings> {
+pub fn settings_with(
+    config: Option<&Path>,
+    llm_url: &Option<String>,
+    model: &Option<String>,
+) -> anyhow::Result<Settings> {
     let mut settings = Settings::load(config)?;
     if let Some(url) = llm_url {
         settings.llm.base_url = Some(url.clone());
@@ -122,9 +156,17 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         .clone()
         .or_else(|| script.as_ref().and_then(|s| s.character.clone()))
         .unwrap_or_else(|| settings.sim.character.clone());
-    let brain = args.brain.clone().or_else(|| settings.sim.brain.clone()).unwrap_or_else(|| {
-        if settings.llm.endpoint_configured() { "llm".into() } else { "rules".into() }
-    });
+    let brain = args
+        .brain
+        .clone()
+        .or_else(|| settings.sim.brain.clone())
+        .unwrap_or_else(|| {
+            if settings.llm.endpoint_configured() {
+                "llm".into()
+            } else {
+                "rules".into()
+            }
+        });
     let mut twin = Twin::load(&scene)?;
     if let Some(script) = &script {
         script.check_names(&twin.world)?;
@@ -135,15 +177,28 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     let mut printer = Printer::new(json);
     let banner = format!(
         "attentive sim: scene {}, character {}, brain {} ({})",
-        twin.world.name, character.name, brain, backend.describe()
+        twin.world.name,
+        character.name,
+        brain,
+        backend.describe()
     );
     if json {
         eprintln!("{banner}");
     } else {
         println!("{banner}");
     }
-    let mut agent = Agent::new(backend, character, &texts, &twin.world.robot.name.clone(), settings.agent.clone(), settings.guards.clone());
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let mut agent = Agent::new(
+        backend,
+        character,
+        &texts,
+        &twin.world.robot.name.clone(),
+        settings.agent.clone(),
+        settings.guards.clone(),
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         match &script {
             Some(script) => {
@@ -161,7 +216,12 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
 
 const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :help, :quit.";
 
-async fn repl(agent: &mut Agent, twin: &mut Twin, printer: &mut Printer, json: bool) -> anyhow::Result<ExitCode> {
+async fn repl(
+    agent: &mut Agent,
+    twin: &mut Twin,
+    printer: &mut Printer,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     if !json {
         println!("{HELP}");
     }
@@ -191,9 +251,15 @@ async fn repl(agent: &mut Agent, twin: &mut Twin, printer: &mut Printer, json: b
                     "The scene and the dialogue are back to the start.".to_string()
                 }
                 ["busy", person, object] => {
-                    match (twin.world.person_named(person), twin.world.object_named(object)) {
+                    match (
+                        twin.world.person_named(person),
+                        twin.world.object_named(object),
+                    ) {
                         (Some(p), Some(o)) => match twin.world.make_busy_with(p, o) {
-                            Ok(hand) => format!("{person} now holds {object} in the {} hand.", hand.as_str()),
+                            Ok(hand) => format!(
+                                "{person} now holds {object} in the {} hand.",
+                                hand.as_str()
+                            ),
                             Err(e) => format!("cannot: {e}"),
                         },
                         (None, _) => format!("no person '{person}'"),
@@ -202,8 +268,20 @@ async fn repl(agent: &mut Agent, twin: &mut Twin, printer: &mut Printer, json: b
                 }
                 ["free", person] => match twin.world.person_named(person) {
                     Some(p) => {
-                        let put: Vec<String> = twin.world.free_person(p).into_iter().map(|o| twin.world.object(o).name.clone()).collect();
-                        format!("{person} put down {}.", if put.is_empty() { "nothing".to_string() } else { put.join(", ") })
+                        let put: Vec<String> = twin
+                            .world
+                            .free_person(p)
+                            .into_iter()
+                            .map(|o| twin.world.object(o).name.clone())
+                            .collect();
+                        format!(
+                            "{person} put down {}.",
+                            if put.is_empty() {
+                                "nothing".to_string()
+                            } else {
+                                put.join(", ")
+                            }
+                        )
                     }
                     None => format!("no person '{person}'"),
                 },

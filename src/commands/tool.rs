@@ -6,13 +6,14 @@ use anyhow::{bail, Context};
 use serde_json::{json, Value};
 
 use attentive::agent::tools;
-use attentive::twin::scene;
+use attentive::twin::Twin;
 
 use crate::cli::ToolArgs;
 
 /// Calls the tool and prints its text, or the contract's JSON object with `--json`.
 pub fn run(args: &ToolArgs, json_output: bool) -> anyhow::Result<ExitCode> {
-    let mut world = scene::load(&args.scene)?;
+    let mut twin = Twin::load(&args.scene)?;
+    let world = &mut twin.world;
     for change in &args.busy {
         let Some((person, object)) = change.split_once('=') else {
             bail!("--busy takes PERSON=OBJECT, e.g. --busy Daniel=smartphone (got '{change}')");
@@ -33,7 +34,7 @@ pub fn run(args: &ToolArgs, json_output: bool) -> anyhow::Result<ExitCode> {
             format!("ARGS_JSON is not valid JSON: {text} (example: '{{\"person_name\":\"Daniel\",\"object_name\":\"red_glass\"}}')")
         })?,
     };
-    let outcome = tools::call_query(&world, &args.name, &call_args);
+    let outcome = tools::call(&mut twin, &args.name, &call_args);
     if json_output {
         let line = json!({
             "tool": args.name,

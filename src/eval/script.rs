@@ -92,68 +92,112 @@ struct ScriptFile {
 pub enum ScriptError {
     /// Unreadable.
     #[error("cannot read dialogue script {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Not TOML of the script form.
     #[error("{path}: not a valid dialogue script: {message}")]
     Parse { path: PathBuf, message: String },
     /// A turn is wrong.
     #[error("{path}: turn {turn}: {reason}")]
-    Turn { path: PathBuf, turn: usize, reason: String },
+    Turn {
+        path: PathBuf,
+        turn: usize,
+        reason: String,
+    },
 }
 
 impl Script {
     /// Reads and checks a script.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let file: ScriptFile = toml::from_str(&text).map_err(|error| ScriptError::Parse {
             path: path.to_path_buf(),
             message: error.to_string().trim().replace('\n', " "),
         })?;
         let mut turns = Vec::new();
         for (i, turn) in file.turns.into_iter().enumerate() {
-            let bad = |reason: String| ScriptError::Turn { path: path.to_path_buf(), turn: i + 1, reason };
+            let bad = |reason: String| ScriptError::Turn {
+                path: path.to_path_buf(),
+                turn: i + 1,
+                reason,
+            };
             let parsed = Turn::parse(&turn.text).map_err(|e| bad(e.to_string()))?;
             if let Some(reason) = &turn.expect_reason {
                 if !["busy", "reach", "see"].contains(&reason.as_str()) {
-                    return Err(bad(format!("expect_reason '{reason}' must be busy, reach or see")));
+                    return Err(bad(format!(
+                        "expect_reason '{reason}' must be busy, reach or see"
+                    )));
                 }
             }
             for state in &turn.expect_state {
                 if state.contains.is_none() && state.at.is_none() {
-                    return Err(bad(format!("expect_state for '{}' needs contains or at", state.object)));
+                    return Err(bad(format!(
+                        "expect_state for '{}' needs contains or at",
+                        state.object
+                    )));
                 }
             }
             turns.push((parsed, turn));
         }
         if turns.is_empty() {
-            return Err(ScriptError::Parse { path: path.to_path_buf(), message: "it has no [[turn]]".into() });
+            return Err(ScriptError::Parse {
+                path: path.to_path_buf(),
+                message: "it has no [[turn]]".into(),
+            });
         }
         // A scene given as a relative path is relative to the script.
         let scene = if file.scene.contains('/') || file.scene.ends_with(".toml") {
-            path.parent().unwrap_or(Path::new(".")).join(&file.scene).display().to_string()
+            path.parent()
+                .unwrap_or(Path::new("."))
+                .join(&file.scene)
+                .display()
+                .to_string()
         } else {
             file.scene
         };
-        Ok(Self { path: path.to_path_buf(), scene, character: file.character, turns })
+        Ok(Self {
+            path: path.to_path_buf(),
+            scene,
+            character: file.character,
+            turns,
+        })
     }
 
     /// Checks the names a script uses against its scene.
     pub fn check_names(&self, world: &World) -> Result<(), ScriptError> {
         for (i, (_, turn)) in self.turns.iter().enumerate() {
-            let bad = |reason: String| ScriptError::Turn { path: self.path.clone(), turn: i + 1, reason };
+            let bad = |reason: String| ScriptError::Turn {
+                path: self.path.clone(),
+                turn: i + 1,
+                reason,
+            };
             for before in &turn.before {
                 if world.person_named(&before.person).is_none() {
-                    return Err(bad(format!("before: no person '{}' in scene {}", before.person, world.name)));
+                    return Err(bad(format!(
+                        "before: no person '{}' in scene {}",
+                        before.person, world.name
+                    )));
                 }
                 for object in &before.holding {
                     if world.object_named(object).is_none() {
-                        return Err(bad(format!("before: no object '{object}' in scene {}", world.name)));
+                        return Err(bad(format!(
+                            "before: no object '{object}' in scene {}",
+                            world.name
+                        )));
                     }
                 }
             }
             for state in &turn.expect_state {
                 if world.object_named(&state.object).is_none() {
-                    return Err(bad(format!("expect_state: no object '{}' in scene {}", state.object, world.name)));
+                    return Err(bad(format!(
+                        "expect_state: no object '{}' in scene {}",
+                        state.object, world.name
+                    )));
                 }
             }
         }
@@ -169,8 +213,12 @@ pub fn apply_before(world: &mut World, before: &[Before]) -> Result<(), String> 
             .ok_or_else(|| format!("no person '{}'", change.person))?;
         world.free_person(person);
         for name in &change.holding {
-            let object = world.object_named(name).ok_or_else(|| format!("no object '{name}'"))?;
-            world.make_busy_with(person, object).map_err(|e| e.to_string())?;
+            let object = world
+                .object_named(name)
+                .ok_or_else(|| format!("no object '{name}'"))?;
+            world
+                .make_busy_with(person, object)
+                .map_err(|e| e.to_string())?;
         }
     }
     Ok(())

@@ -3,7 +3,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState};
+use whisper_rs::{
+    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
+};
 
 use super::settings::AsrSettings;
 use super::vad::VAD_RATE;
@@ -57,7 +59,9 @@ pub struct Recognizer {
 
 impl std::fmt::Debug for Recognizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recognizer").field("settings", &self.settings).finish()
+        f.debug_struct("Recognizer")
+            .field("settings", &self.settings)
+            .finish()
     }
 }
 
@@ -85,10 +89,11 @@ impl Recognizer {
         whisper_rs::install_logging_hooks();
         let mut params = WhisperContextParameters::default();
         params.use_gpu(false);
-        let ctx = WhisperContext::new_with_params(path, params).map_err(|e| FrontendError::Model {
-            path: path.to_path_buf(),
-            detail: format!("whisper could not load it ({e}); is it a ggml model?"),
-        })?;
+        let ctx =
+            WhisperContext::new_with_params(path, params).map_err(|e| FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!("whisper could not load it ({e}); is it a ggml model?"),
+            })?;
         let state = ctx.create_state().map_err(|e| FrontendError::Model {
             path: path.to_path_buf(),
             detail: format!("cannot create a decoding state: {e}"),
@@ -107,7 +112,11 @@ impl Recognizer {
 
     /// Transcribes 16 kHz mono audio; `names` go into the initial prompt so that rare
     /// names are spelled right. Check [`Transcript::rejected`] before using the text.
-    pub fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError> {
+    pub fn transcribe(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Transcript, FrontendError> {
         let started = Instant::now();
         // A short silent lead-in: a word starting at the very first frame is often lost.
         let mut audio = vec![0.0; (LEAD_IN_S * VAD_RATE as f32) as usize];
@@ -153,7 +162,9 @@ impl Recognizer {
         let mut no_speech: f32 = 0.0;
         let n = self.state.full_n_segments();
         for i in 0..n {
-            let Some(seg) = self.state.get_segment(i) else { continue };
+            let Some(seg) = self.state.get_segment(i) else {
+                continue;
+            };
             no_speech = no_speech.max(seg.no_speech_probability());
             if let Ok(s) = seg.to_str_lossy() {
                 text.push_str(&s);
@@ -168,7 +179,11 @@ impl Recognizer {
             }
         }
         let text = collapse_repeats(text.trim());
-        let confidence = if probs.is_empty() { 0.0 } else { probs.iter().sum::<f32>() / probs.len() as f32 };
+        let confidence = if probs.is_empty() {
+            0.0
+        } else {
+            probs.iter().sum::<f32>() / probs.len() as f32
+        };
         let rejected = self.judge(&text, confidence, no_speech);
         Ok(Transcript {
             text,
@@ -202,7 +217,12 @@ impl Recognizer {
 /// context trimmed to the utterance, tiny.en sometimes loops over what it heard
 /// ("Robot, what do we have to drink? Robot, what do we have to drink? Robot, what").
 pub fn collapse_repeats(text: &str) -> String {
-    let key = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect() };
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
     let mut sentences: Vec<&str> = Vec::new();
     let mut start = 0;
     for (i, c) in text.char_indices() {
@@ -223,7 +243,10 @@ pub fn collapse_repeats(text: &str) -> String {
             continue;
         }
         // An unfinished tail that merely restarts an earlier sentence.
-        if i == last && !s.trim_end().ends_with(['.', '?', '!']) && seen.iter().any(|p| p.starts_with(&k)) {
+        if i == last
+            && !s.trim_end().ends_with(['.', '?', '!'])
+            && seen.iter().any(|p| p.starts_with(&k))
+        {
             continue;
         }
         seen.push(k);
@@ -236,7 +259,10 @@ pub fn collapse_repeats(text: &str) -> String {
 fn is_non_speech_annotation(text: &str) -> bool {
     let t = text.trim();
     let wrapped = |o: char, c: char| t.starts_with(o) && t.ends_with(c);
-    wrapped('[', ']') || wrapped('(', ')') || wrapped('*', '*') || t.chars().all(|c| !c.is_alphanumeric() || c == '♪')
+    wrapped('[', ']')
+        || wrapped('(', ')')
+        || wrapped('*', '*')
+        || t.chars().all(|c| !c.is_alphanumeric() || c == '♪')
 }
 
 /// The initial prompt: a short sentence with the names, as whisper expects prior text.
@@ -260,10 +286,15 @@ mod tests {
     #[test]
     fn loops_are_cut_to_one_sentence() {
         assert_eq!(
-            collapse_repeats("Robot, what do we have to drink? Robot, what do we have to drink? Robot, what"),
+            collapse_repeats(
+                "Robot, what do we have to drink? Robot, what do we have to drink? Robot, what"
+            ),
             "Robot, what do we have to drink?"
         );
         assert_eq!(collapse_repeats("Yes. No. Yes."), "Yes. No.");
-        assert_eq!(collapse_repeats("Could you pass the glass"), "Could you pass the glass");
+        assert_eq!(
+            collapse_repeats("Could you pass the glass"),
+            "Could you pass the glass"
+        );
     }
 }

@@ -54,7 +54,10 @@ pub struct Localizer {
 
 impl std::fmt::Debug for Localizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Localizer").field("mics", &self.mics).field("rate", &self.rate).finish()
+        f.debug_struct("Localizer")
+            .field("mics", &self.mics)
+            .field("rate", &self.rate)
+            .finish()
     }
 }
 
@@ -97,7 +100,8 @@ impl Localizer {
         }
         let hop = self.n / 2;
         let k_lo = ((F_LO * self.n as f32 / self.rate as f32).ceil() as usize).max(1);
-        let k_hi = ((F_HI.min(self.rate as f32 * 0.5) * self.n as f32 / self.rate as f32) as usize).min(self.n / 2);
+        let k_hi = ((F_HI.min(self.rate as f32 * 0.5) * self.n as f32 / self.rate as f32) as usize)
+            .min(self.n / 2);
         if k_hi <= k_lo {
             return None;
         }
@@ -106,13 +110,19 @@ impl Localizer {
         // Only frames carrying the speech: the pre-roll and pauses would add the noise's direction.
         let energies: Vec<f32> = starts
             .iter()
-            .map(|&s| (s..s + self.n).map(|t| interleaved[t * channels].powi(2)).sum())
+            .map(|&s| {
+                (s..s + self.n)
+                    .map(|t| interleaved[t * channels].powi(2))
+                    .sum()
+            })
             .collect();
         let max_e = energies.iter().cloned().fold(0.0, f32::max);
         if max_e <= 1e-12 {
             return None;
         }
-        let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i + 1..m).map(move |j| (i, j))).collect();
+        let pairs: Vec<(usize, usize)> = (0..m)
+            .flat_map(|i| (i + 1..m).map(move |j| (i, j)))
+            .collect();
         let mut cross = vec![Complex32::new(0.0, 0.0); pairs.len() * bins];
         let mut spectra = vec![vec![Complex32::new(0.0, 0.0); self.n]; m];
         for (&s, &e) in starts.iter().zip(&energies) {
@@ -167,7 +177,10 @@ impl Localizer {
         let (_, az0, el0) = best;
         for da in -8..=8 {
             for de in -4..=4 {
-                let (az, el) = (az0 + da as f32 * 0.5, (el0 + de as f32 * 2.5).clamp(-90.0, 90.0));
+                let (az, el) = (
+                    az0 + da as f32 * 0.5,
+                    (el0 + de as f32 * 2.5).clamp(-90.0, 90.0),
+                );
                 let pw = power(direction(az, el));
                 if pw > best.0 {
                     best = (pw, az, el);

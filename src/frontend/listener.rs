@@ -17,7 +17,10 @@ pub enum ListenerReason {
 }
 
 /// Fillers that may precede a vocative ("hey Daniel", "ok robot").
-const FILLERS: &[&str] = &["hey", "hi", "hello", "ok", "okay", "so", "excuse", "me", "oh", "um", "uh", "well", "please", "dear", "and"];
+const FILLERS: &[&str] = &[
+    "hey", "hi", "hello", "ok", "okay", "so", "excuse", "me", "oh", "um", "uh", "well", "please",
+    "dear", "and",
+];
 
 /// Words that may follow `the` in the robot's spoken name.
 fn spoken_forms(p: &Participant) -> Vec<Vec<String>> {
@@ -48,10 +51,17 @@ fn same_word(heard: &str, name: &str) -> bool {
 }
 
 /// The participant (other than the speaker) named within the first words of `text`.
-pub fn vocative<'a>(text: &str, speaker: &str, participants: &'a Participants) -> Option<&'a Participant> {
+pub fn vocative<'a>(
+    text: &str,
+    speaker: &str,
+    participants: &'a Participants,
+) -> Option<&'a Participant> {
     let words = normalise(text);
     // Skip leading fillers; the name must come right after them.
-    let start = words.iter().take_while(|w| FILLERS.contains(&w.as_str())).count();
+    let start = words
+        .iter()
+        .take_while(|w| FILLERS.contains(&w.as_str()))
+        .count();
     let rest = &words[start.min(words.len())..];
     participants
         .everyone()
@@ -64,7 +74,11 @@ pub fn vocative<'a>(text: &str, speaker: &str, participants: &'a Participants) -
 }
 
 /// The participant nearest the speaker's head direction within `cone_deg`.
-pub fn gaze_target<'a>(speaker: &Participant, participants: &'a Participants, cone_deg: f32) -> Option<&'a Participant> {
+pub fn gaze_target<'a>(
+    speaker: &Participant,
+    participants: &'a Participants,
+    cone_deg: f32,
+) -> Option<&'a Participant> {
     let facing = speaker.facing.normalize_or_zero();
     if facing == glam::Vec3::ZERO {
         return None;

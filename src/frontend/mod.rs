@@ -78,11 +78,19 @@ pub enum FrontendError {
 /// Anything that turns 16 kHz mono audio into a transcript (whisper, or a stub in tests).
 pub trait Transcriber {
     /// Transcribes one utterance; `names` are hints for the recogniser.
-    fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError>;
+    fn transcribe(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Transcript, FrontendError>;
 }
 
 impl Transcriber for Recognizer {
-    fn transcribe(&mut self, samples: &[f32], names: &[String]) -> Result<Transcript, FrontendError> {
+    fn transcribe(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Transcript, FrontendError> {
         Recognizer::transcribe(self, samples, names)
     }
 }
@@ -111,7 +119,9 @@ pub struct FrontEnd<T: Transcriber> {
 
 impl<T: Transcriber> std::fmt::Debug for FrontEnd<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FrontEnd").field("settings", &self.settings).finish()
+        f.debug_struct("FrontEnd")
+            .field("settings", &self.settings)
+            .finish()
     }
 }
 
@@ -140,7 +150,11 @@ impl<T: Transcriber> FrontEnd<T> {
         let channels = source.channels();
         let mics = self.settings.mic_positions.len();
         let localizer = if channels >= mics {
-            Localizer::new(&self.settings.mic_positions, self.settings.speed_of_sound, rate)
+            Localizer::new(
+                &self.settings.mic_positions,
+                self.settings.speed_of_sound,
+                rate,
+            )
         } else {
             None
         };
@@ -154,11 +168,19 @@ impl<T: Transcriber> FrontEnd<T> {
                 ),
             }
         } else if channels > mics {
-            tracing::info!(channels, mics, "using the first {mics} channels for localisation");
+            tracing::info!(
+                channels,
+                mics,
+                "using the first {mics} channels for localisation"
+            );
         }
         let mut resampler = Resampler::new(rate, VAD_RATE);
         let mut segmenter = Segmenter::new(self.settings.vad.clone());
-        let mut raw = RawBuffer::new(channels, rate, self.settings.vad.max_utterance_s as f64 + 3.0);
+        let mut raw = RawBuffer::new(
+            channels,
+            rate,
+            self.settings.vad.max_utterance_s as f64 + 3.0,
+        );
         let mut stats = RunStats::default();
         let mut frames_in: u64 = 0;
         let mut mono = Vec::new();
@@ -170,7 +192,10 @@ impl<T: Transcriber> FrontEnd<T> {
                     raw.push(b);
                     frames_in += (b.len() / channels) as u64;
                     mono.clear();
-                    mono.extend(b.chunks(channels).map(|f| f.iter().sum::<f32>() / channels as f32));
+                    mono.extend(
+                        b.chunks(channels)
+                            .map(|f| f.iter().sum::<f32>() / channels as f32),
+                    );
                     (segmenter.push(&resampler.process(&mono)), false)
                 }
                 None => {
@@ -204,7 +229,11 @@ impl<T: Transcriber> FrontEnd<T> {
     }
 
     /// The turn of one utterance, or `None` if the recogniser's text was rejected.
-    pub fn turn(&mut self, u: &Utterance, doa: Option<&Doa>) -> Result<Option<Turn>, FrontendError> {
+    pub fn turn(
+        &mut self,
+        u: &Utterance,
+        doa: Option<&Doa>,
+    ) -> Result<Option<Turn>, FrontendError> {
         let names = if self.settings.asr.prompt_names {
             self.participants.spoken_names()
         } else {
@@ -224,10 +253,18 @@ impl<T: Transcriber> FrontEnd<T> {
         if speaker.name == UNKNOWN_SPEAKER {
             tracing::warn!(doa = ?doa.map(|d| d.azimuth_deg), "speaker unknown");
         }
-        let (listener, reason) =
-            resolve_listener(&transcript.text, &speaker.name, &self.participants, self.settings.listener_cone_deg);
+        let (listener, reason) = resolve_listener(
+            &transcript.text,
+            &speaker.name,
+            &self.participants,
+            self.settings.listener_cone_deg,
+        );
         tracing::debug!(?reason, listener, "listener resolved");
-        tracing::debug!(elapsed_ms = transcript.elapsed.as_millis() as u64, audio_ctx = transcript.audio_ctx, "recognised");
+        tracing::debug!(
+            elapsed_ms = transcript.elapsed.as_millis() as u64,
+            audio_ctx = transcript.audio_ctx,
+            "recognised"
+        );
         let mut turn = Turn::new(speaker.name, listener, transcript.text);
         turn.start_s = u.start_s;
         turn.end_s = u.end_s;
@@ -269,7 +306,10 @@ impl RawBuffer {
 
     fn slice(&self, from_s: f64, to_s: f64) -> Vec<f32> {
         let frames = (self.data.len() / self.channels) as u64;
-        let at = |s: f64| ((s.max(0.0) * self.rate as f64) as u64).clamp(self.first_frame, self.first_frame + frames);
+        let at = |s: f64| {
+            ((s.max(0.0) * self.rate as f64) as u64)
+                .clamp(self.first_frame, self.first_frame + frames)
+        };
         let (a, b) = (at(from_s) - self.first_frame, at(to_s) - self.first_frame);
         self.data
             .range(a as usize * self.channels..b as usize * self.channels)

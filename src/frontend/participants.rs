@@ -40,7 +40,9 @@ pub struct Participants {
 impl Participants {
     /// The person called `name` (case-insensitive).
     pub fn person(&self, name: &str) -> Option<&Participant> {
-        self.people.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+        self.people
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     /// Everybody who can be addressed: the people, then the robot.

@@ -37,9 +37,15 @@ impl Resampler {
             .map(|i| {
                 let t = i as f64 / TABLE_RES as f64 - half as f64;
                 let x = 2.0 * fc * t;
-                let sinc = if x.abs() < 1e-9 { 1.0 } else { (PI * x).sin() / (PI * x) };
+                let sinc = if x.abs() < 1e-9 {
+                    1.0
+                } else {
+                    (PI * x).sin() / (PI * x)
+                };
                 // Blackman window over [-half, half].
-                let w = 0.42 + 0.5 * (PI * t / half as f64).cos() + 0.08 * (2.0 * PI * t / half as f64).cos();
+                let w = 0.42
+                    + 0.5 * (PI * t / half as f64).cos()
+                    + 0.08 * (2.0 * PI * t / half as f64).cos();
                 (2.0 * fc * sinc * w) as f32
             })
             .collect();
@@ -135,7 +141,11 @@ mod tests {
         let y = resample(&x, 48_000, 16_000);
         assert_eq!(y.len(), 16_000);
         let want = sine(1000.0, 16_000, 1.0);
-        let err: Vec<f32> = y[200..15_800].iter().zip(&want[200..15_800]).map(|(a, b)| a - b).collect();
+        let err: Vec<f32> = y[200..15_800]
+            .iter()
+            .zip(&want[200..15_800])
+            .map(|(a, b)| a - b)
+            .collect();
         assert!(rms(&err) < 0.01, "error rms {}", rms(&err));
         // 12 kHz would fold to 4 kHz if samples were dropped; it must vanish.
         let y = resample(&sine(12_000.0, 48_000, 1.0), 48_000, 16_000);

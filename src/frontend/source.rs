@@ -49,7 +49,11 @@ impl WavSource {
             }
         };
         let samples = samples.map_err(|e| err(e.to_string()))?;
-        Ok(Self::from_samples(samples, spec.sample_rate, spec.channels as usize))
+        Ok(Self::from_samples(
+            samples,
+            spec.sample_rate,
+            spec.channels as usize,
+        ))
     }
 
     /// A source over samples already in memory (interleaved).
@@ -84,7 +88,12 @@ impl AudioSource for WavSource {
 }
 
 /// Writes interleaved `f32` samples as a 16-bit WAV file (tests, recordings).
-pub fn write_wav(path: &Path, samples: &[f32], rate: u32, channels: u16) -> Result<(), FrontendError> {
+pub fn write_wav(
+    path: &Path,
+    samples: &[f32],
+    rate: u32,
+    channels: u16,
+) -> Result<(), FrontendError> {
     let err = |e: hound::Error| FrontendError::Wav {
         path: path.to_path_buf(),
         detail: e.to_string(),
@@ -97,7 +106,8 @@ pub fn write_wav(path: &Path, samples: &[f32], rate: u32, channels: u16) -> Resu
     };
     let mut w = hound::WavWriter::create(path, spec).map_err(err)?;
     for &s in samples {
-        w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16).map_err(err)?;
+        w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16)
+            .map_err(err)?;
     }
     w.finalize().map_err(err)
 }
@@ -156,18 +166,25 @@ impl CpalSource {
                     names.iter().position(|n| n.to_lowercase().contains(&w))
                 });
                 match idx {
-                    Some(i) => devices.into_iter().nth(i).ok_or_else(|| FrontendError::Device(want.into()))?,
+                    Some(i) => devices
+                        .into_iter()
+                        .nth(i)
+                        .ok_or_else(|| FrontendError::Device(want.into()))?,
                     None => {
                         return Err(FrontendError::Device(format!(
                             "no input device named {want:?}; available: {}",
-                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
                         )))
                     }
                 }
             }
-            None => host
-                .default_input_device()
-                .ok_or_else(|| FrontendError::Device("no default input device (no sound card?)".into()))?,
+            None => host.default_input_device().ok_or_else(|| {
+                FrontendError::Device("no default input device (no sound card?)".into())
+            })?,
         };
         let device_name = device.to_string();
         let supported = device.default_input_config().map_err(|e| {
@@ -195,23 +212,38 @@ impl CpalSource {
                 .build_input_stream::<f32, _, _>(config, sender(tx, |s: f32| s), on_error, None)
                 .map_err(build_err)?,
             cpal::SampleFormat::I16 => device
-                .build_input_stream::<i16, _, _>(config, sender(tx, |s: i16| s as f32 / 32768.0), on_error, None)
+                .build_input_stream::<i16, _, _>(
+                    config,
+                    sender(tx, |s: i16| s as f32 / 32768.0),
+                    on_error,
+                    None,
+                )
                 .map_err(build_err)?,
             cpal::SampleFormat::I32 => device
-                .build_input_stream::<i32, _, _>(config, sender(tx, |s: i32| s as f32 / 2_147_483_648.0), on_error, None)
+                .build_input_stream::<i32, _, _>(
+                    config,
+                    sender(tx, |s: i32| s as f32 / 2_147_483_648.0),
+                    on_error,
+                    None,
+                )
                 .map_err(build_err)?,
             cpal::SampleFormat::U16 => device
-                .build_input_stream::<u16, _, _>(config, sender(tx, |s: u16| (s as f32 - 32768.0) / 32768.0), on_error, None)
+                .build_input_stream::<u16, _, _>(
+                    config,
+                    sender(tx, |s: u16| (s as f32 - 32768.0) / 32768.0),
+                    on_error,
+                    None,
+                )
                 .map_err(build_err)?,
             other => {
                 return Err(FrontendError::Device(format!(
-                    "input device {device_name:?} delivers {other:?} samples, which are not supported"
-                )))
+                "input device {device_name:?} delivers {other:?} samples, which are not supported"
+            )))
             }
         };
-        stream
-            .play()
-            .map_err(|e| FrontendError::Device(format!("cannot start input stream on {device_name:?}: {e}")))?;
+        stream.play().map_err(|e| {
+            FrontendError::Device(format!("cannot start input stream on {device_name:?}: {e}"))
+        })?;
         Ok(Self {
             _stream: stream,
             rx,
@@ -248,7 +280,10 @@ impl AudioSource for CpalSource {
     fn next_block(&mut self) -> Result<Option<Vec<f32>>, FrontendError> {
         match self.rx.recv_timeout(self.timeout) {
             Ok(Msg::Data(d)) => Ok(Some(d)),
-            Ok(Msg::Error(e)) => Err(FrontendError::Device(format!("input device {:?} failed: {e}", self.device))),
+            Ok(Msg::Error(e)) => Err(FrontendError::Device(format!(
+                "input device {:?} failed: {e}",
+                self.device
+            ))),
             Err(RecvTimeoutError::Timeout) => Err(FrontendError::Device(format!(
                 "input device {:?} delivered no audio for {} s (disconnected?)",
                 self.device,

@@ -41,7 +41,12 @@ pub fn resolve_speaker(
     let best = participants
         .people
         .iter()
-        .map(|p| (p, wrap_deg(azimuth_of(participants, p.head) - doa.azimuth_deg).abs()))
+        .map(|p| {
+            (
+                p,
+                wrap_deg(azimuth_of(participants, p.head) - doa.azimuth_deg).abs(),
+            )
+        })
         .min_by(|a, b| a.1.total_cmp(&b.1));
     match best {
         Some((p, err)) if err <= max_error_deg => SpeakerMatch {

@@ -43,6 +43,10 @@ impl Turn {
 impl std::fmt::Display for Turn {
     /// `Felix said to Daniel: ...`, the form the simulator reads too.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} said to {}: {}", self.speaker, self.listener, self.text)
+        write!(
+            f,
+            "{} said to {}: {}",
+            self.speaker, self.listener, self.text
+        )
     }
 }

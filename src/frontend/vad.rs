@@ -74,7 +74,8 @@ impl std::fmt::Debug for EarshotDetector {
 impl VoiceDetector for EarshotDetector {
     fn score(&mut self, frame: &[f32]) -> f32 {
         self.filtered.clear();
-        self.filtered.extend(frame.iter().map(|&v| self.highpass.run(v)));
+        self.filtered
+            .extend(frame.iter().map(|&v| self.highpass.run(v)));
         let score = self.net.predict_f32(&self.filtered);
         self.frames += 1;
         if self.frames <= WARMUP_FRAMES {
@@ -116,7 +117,11 @@ impl Biquad {
         let cos = w.cos();
         let a0 = 1.0 + alpha;
         Self {
-            b: [(1.0 + cos) / 2.0 / a0, -(1.0 + cos) / a0, (1.0 + cos) / 2.0 / a0],
+            b: [
+                (1.0 + cos) / 2.0 / a0,
+                -(1.0 + cos) / a0,
+                (1.0 + cos) / 2.0 / a0,
+            ],
             a: [-2.0 * cos / a0, (1.0 - alpha) / a0],
             x: [0.0; 2],
             y: [0.0; 2],
@@ -124,7 +129,9 @@ impl Biquad {
     }
 
     fn run(&mut self, x: f32) -> f32 {
-        let y = self.b[0] * x + self.b[1] * self.x[0] + self.b[2] * self.x[1] - self.a[0] * self.y[0] - self.a[1] * self.y[1];
+        let y = self.b[0] * x + self.b[1] * self.x[0] + self.b[2] * self.x[1]
+            - self.a[0] * self.y[0]
+            - self.a[1] * self.y[1];
         self.x = [x, self.x[0]];
         self.y = [y, self.y[0]];
         y
@@ -141,7 +148,9 @@ struct Current {
 
 impl std::fmt::Debug for Segmenter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Segmenter").field("settings", &self.settings).finish()
+        f.debug_struct("Segmenter")
+            .field("settings", &self.settings)
+            .finish()
     }
 }
 
@@ -239,7 +248,8 @@ impl<D: VoiceDetector> Segmenter<D> {
         if c.voiced_frames < Self::frames(self.settings.min_speech_ms).max(1) {
             return None;
         }
-        let keep = ((c.last_voiced_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame) as usize * FRAME)
+        let keep = ((c.last_voiced_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame) as usize
+            * FRAME)
             .min(c.samples.len());
         c.samples.truncate(keep);
         Some(Utterance {
@@ -259,7 +269,11 @@ mod tests {
     struct Scripted;
     impl VoiceDetector for Scripted {
         fn score(&mut self, frame: &[f32]) -> f32 {
-            if frame[0] != 0.0 { 1.0 } else { 0.0 }
+            if frame[0] != 0.0 {
+                1.0
+            } else {
+                0.0
+            }
         }
     }
 
@@ -272,18 +286,34 @@ mod tests {
 
     #[test]
     fn splits_at_end_silence_and_drops_short_bursts() {
-        let s = VadSettings { end_silence_ms: 320, min_speech_ms: 160, pre_roll_ms: 160, ..Default::default() };
+        let s = VadSettings {
+            end_silence_ms: 320,
+            min_speech_ms: 160,
+            pre_roll_ms: 160,
+            ..Default::default()
+        };
         let mut seg = Segmenter::with_detector(Scripted, s);
         // 50 silent, 40 voiced, 10 silent (short pause, same utterance), 20 voiced,
         // 40 silent (end), 3 voiced (click: dropped), 40 silent.
-        let x = stream(&[(false, 50), (true, 40), (false, 10), (true, 20), (false, 40), (true, 3), (false, 40)]);
+        let x = stream(&[
+            (false, 50),
+            (true, 40),
+            (false, 10),
+            (true, 20),
+            (false, 40),
+            (true, 3),
+            (false, 40),
+        ]);
         let mut us = seg.push(&x);
         us.extend(seg.finish());
         assert_eq!(us.len(), 1, "{us:?}");
         let u = &us[0];
         assert!((u.start_s - 50.0 * FRAME_S).abs() < 1e-9);
         assert!((u.end_s - 120.0 * FRAME_S).abs() < 1e-9);
-        assert!((u.audio_start_s - 40.0 * FRAME_S).abs() < 1e-9, "pre-roll of 10 frames");
+        assert!(
+            (u.audio_start_s - 40.0 * FRAME_S).abs() < 1e-9,
+            "pre-roll of 10 frames"
+        );
         assert_eq!(u.samples.len(), (80 + TAIL_FRAMES) * FRAME);
     }
 

@@ -15,7 +15,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{AssistantReply, ChatBackend, ChatMessage, ChatRequest, CompleteFuture, LlmError, ToolCall};
+use super::{
+    AssistantReply, ChatBackend, ChatMessage, ChatRequest, CompleteFuture, LlmError, ToolCall,
+};
 
 /// Prefix of the loop's warning messages, which are not human turns.
 const WARNING_PREFIX: &str = "Warning from the robot's control system";
@@ -56,7 +58,10 @@ struct ScriptedCall {
 pub enum ScriptError {
     /// Unreadable file.
     #[error("cannot read scripted responses {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     /// Not of the expected form.
     #[error("{path}: not valid scripted responses: {message}")]
     Parse { path: String, message: String },
@@ -66,7 +71,10 @@ impl ScriptedBrain {
     /// Reads canned replies from a file.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read { path: origin.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
+            path: origin.clone(),
+            source,
+        })?;
         Self::from_toml_str(&text, &origin)
     }
 
@@ -108,7 +116,9 @@ impl ScriptedBrain {
                         arguments: match &call.arguments {
                             None => "{}".to_string(),
                             Some(toml::Value::String(raw)) => raw.clone(),
-                            Some(value) => serde_json::to_string(value).unwrap_or_else(|_| "{}".into()),
+                            Some(value) => {
+                                serde_json::to_string(value).unwrap_or_else(|_| "{}".into())
+                            }
                         },
                     })
                     .collect(),

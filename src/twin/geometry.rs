@@ -112,7 +112,9 @@ pub fn grasp_slice(world: &World, id: ObjectId) -> Solid {
     let grasp = object.kind.grasp_height;
     let height = object.shape().height();
     let from = (grasp - GRASP_SLICE_HALF_HEIGHT).max(0.0);
-    let to = (grasp + GRASP_SLICE_HALF_HEIGHT).min(height).max(from + 1e-4);
+    let to = (grasp + GRASP_SLICE_HALF_HEIGHT)
+        .min(height)
+        .max(from + 1e-4);
     Solid::slab(
         object.shape(),
         world.object_base(id),

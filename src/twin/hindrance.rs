@@ -158,7 +158,11 @@ pub fn reaches(world: &World, person: PersonId, object: ObjectId) -> Reach {
 pub fn check(world: &World, person: PersonId, object: Option<ObjectId>) -> Hindrances {
     Hindrances {
         busy: world.is_busy(person),
-        holding: world.held_by(person).into_iter().map(|(id, _)| id).collect(),
+        holding: world
+            .held_by(person)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect(),
         sight: object.map(|o| sees(world, person, o)),
         reach: object.map(|o| reaches(world, person, o)),
     }
@@ -171,8 +175,10 @@ mod tests {
     use crate::twin::scene;
 
     fn kinds() -> KindCatalog {
-        KindCatalog::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
-            .expect("kinds")
+        KindCatalog::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"),
+        )
+        .expect("kinds")
     }
 
     /// One viewer at (0, -0.7) facing +y, eyes at 1.2 m, a bottle at (0, 0.1) and
@@ -244,9 +250,15 @@ size = [0.2, 0.07, {box_height}]
         // Only the top line matters: the centre line is lower and is blocked in both.
         let above = scene_with_box(0.0, box_height(z_at_face - 0.001), "");
         let (daniel, bottle, _) = ids(&above);
-        assert!(sees(&above, daniel, bottle).visible, "1 mm below the line: still visible");
+        assert!(
+            sees(&above, daniel, bottle).visible,
+            "1 mm below the line: still visible"
+        );
         let inside = scene_with_box(0.0, box_height(z_at_face + 0.001), "");
-        assert!(!sees(&inside, daniel, bottle).visible, "1 mm above the line: hidden");
+        assert!(
+            !sees(&inside, daniel, bottle).visible,
+            "1 mm above the line: hidden"
+        );
     }
 
     #[test]
@@ -272,7 +284,11 @@ size = [0.2, 0.07, {box_height}]
     #[test]
     fn the_viewers_own_held_object_does_not_hide_anything() {
         // A glass held by Daniel stands right in his sight line.
-        let base = scene_with_box(0.4, 0.40, "[[object]]\nname = \"cup\"\nkind = \"cup\"\nheld_by = \"Daniel\"\nheight = 0.5\n");
+        let base = scene_with_box(
+            0.4,
+            0.40,
+            "[[object]]\nname = \"cup\"\nkind = \"cup\"\nheld_by = \"Daniel\"\nheight = 0.5\n",
+        );
         let (daniel, bottle, _) = ids(&base);
         assert!(sees(&base, daniel, bottle).visible);
     }
@@ -285,7 +301,9 @@ size = [0.2, 0.07, {box_height}]
         // Move the bottle so that its grasp region is exactly arm_reach from the
         // nearest shoulder: along y, shoulders are at y = -0.7.
         // The nearest point of the grasp region is the top of its slice.
-        let grasp_z = 0.75 + world.object(bottle).kind.grasp_height + crate::twin::geometry::GRASP_SLICE_HALF_HEIGHT;
+        let grasp_z = 0.75
+            + world.object(bottle).kind.grasp_height
+            + crate::twin::geometry::GRASP_SLICE_HALF_HEIGHT;
         let dz = 1.05 - grasp_z;
         let radius = 0.035;
         let horizontal = (0.65f32 * 0.65 - dz * dz).sqrt();
@@ -294,14 +312,22 @@ size = [0.2, 0.07, {box_height}]
             // The shoulders are at x = ±0.2; place the bottle in front of one.
             world.place_on_table(bottle, glam::Vec2::new(0.2, exact_y + offset));
             let r = reaches(&world, daniel, bottle);
-            assert_eq!(r.reachable, expected, "offset {offset}: distance {}", r.distance);
+            assert_eq!(
+                r.reachable, expected,
+                "offset {offset}: distance {}",
+                r.distance
+            );
         }
         assert!(reach.distance.is_finite());
     }
 
     #[test]
     fn busy_means_holding_something() {
-        let mut world = scene_with_box(0.4, 0.40, "[[object]]\nname = \"phone\"\nkind = \"smartphone\"\nposition = [0.3, 0.3]\n");
+        let mut world = scene_with_box(
+            0.4,
+            0.40,
+            "[[object]]\nname = \"phone\"\nkind = \"smartphone\"\nposition = [0.3, 0.3]\n",
+        );
         let (daniel, _, _) = ids(&world);
         assert!(!world.is_busy(daniel));
         let phone = world.object_named("phone").expect("phone");

@@ -128,9 +128,14 @@ pub fn generate(scenario: &'static str) -> Result<Vec<LayoutCase>, LayoutError> 
         scene: scenario.to_string(),
         reason: reason.to_string(),
     };
-    let receiver = base.person_named(RECEIVER).ok_or_else(|| unsuitable("no person Daniel"))?;
-    base.person_named(SENDER).ok_or_else(|| unsuitable("no person Felix"))?;
-    let occluder = base.object_named("box").ok_or_else(|| unsuitable("no object box"))?;
+    let receiver = base
+        .person_named(RECEIVER)
+        .ok_or_else(|| unsuitable("no person Daniel"))?;
+    base.person_named(SENDER)
+        .ok_or_else(|| unsuitable("no person Felix"))?;
+    let occluder = base
+        .object_named("box")
+        .ok_or_else(|| unsuitable("no object box"))?;
     let phone = base
         .object_named("smartphone")
         .ok_or_else(|| unsuitable("no object smartphone"))?;
@@ -139,19 +144,23 @@ pub fn generate(scenario: &'static str) -> Result<Vec<LayoutCase>, LayoutError> 
         .filter(|&id| id != occluder && id != phone)
         .collect();
     if requested.len() < LAYOUTS {
-        return Err(unsuitable("needs five objects besides the box and the smartphone"));
+        return Err(unsuitable(
+            "needs five objects besides the box and the smartphone",
+        ));
     }
     let mut cases = Vec::with_capacity(LAYOUTS * Case::ALL.len());
     for layout in 0..LAYOUTS {
         let target = requested[layout];
         for case in Case::ALL {
-            let world = build_case(&base, layout, case, target, &requested, occluder, phone, receiver)
-                .ok_or_else(|| LayoutError::NoPosition {
-                    scene: scenario.to_string(),
-                    layout,
-                    case: case.as_str(),
-                    object: base.object(target).name.clone(),
-                })?;
+            let world = build_case(
+                &base, layout, case, target, &requested, occluder, phone, receiver,
+            )
+            .ok_or_else(|| LayoutError::NoPosition {
+                scene: scenario.to_string(),
+                layout,
+                case: case.as_str(),
+                object: base.object(target).name.clone(),
+            })?;
             cases.push(LayoutCase {
                 scenario,
                 layout,
@@ -186,7 +195,11 @@ fn build_case(
 ) -> Option<World> {
     let mut world = base.clone();
     // Park the other objects; the rotation differs per layout.
-    let others: Vec<ObjectId> = requested.iter().copied().filter(|&id| id != target).collect();
+    let others: Vec<ObjectId> = requested
+        .iter()
+        .copied()
+        .filter(|&id| id != target)
+        .collect();
     for (n, id) in others.iter().enumerate() {
         let spot = PARKING[(n * 2 + layout * 3) % PARKING.len()];
         world.place_on_table(*id, Vec2::from_array(spot));
@@ -207,7 +220,8 @@ fn build_case(
                 ShapeTemplate::Box { size } => size.x,
                 other => 2.0 * other.footprint_radius(),
             };
-            let distance = trial.object(target).shape().footprint_radius() + 0.5 * box_depth + BOX_GAP;
+            let distance =
+                trial.object(target).shape().footprint_radius() + 0.5 * box_depth + BOX_GAP;
             let box_at = candidate + towards_eyes * distance;
             // Face the box's broad side to the receiver.
             let yaw = towards_eyes.y.atan2(towards_eyes.x);
@@ -237,7 +251,10 @@ fn candidates(layout: usize) -> Vec<Vec2> {
     let offset = (layout * 4) % 21;
     all.sort_by_key(|p| {
         let ix = ((p.x + 0.5) / 0.05).round() as usize;
-        ((ix + 21 - offset) % 21, ((p.y + 0.35) / 0.05).round() as usize)
+        (
+            (ix + 21 - offset) % 21,
+            ((p.y + 0.35) / 0.05).round() as usize,
+        )
     });
     all
 }
@@ -287,13 +304,17 @@ mod tests {
                 Case::Reachability => {
                     assert!(sight.visible && !reach.reachable && !found.busy, "{label}")
                 }
-                Case::Busyness => assert!(sight.visible && reach.reachable && found.busy, "{label}"),
+                Case::Busyness => {
+                    assert!(sight.visible && reach.reachable && found.busy, "{label}")
+                }
                 Case::Unobtrusive => {
                     assert!(sight.visible && reach.reachable && !found.busy, "{label}")
                 }
             }
             assert!(
-                robot_reach::arms(&c.world, c.target).iter().any(|a| a.reachable),
+                robot_reach::arms(&c.world, c.target)
+                    .iter()
+                    .any(|a| a.reachable),
                 "{label}: the robot must be able to help"
             );
             assert!(scene::table_problems(&c.world).is_empty(), "{label}");
@@ -307,6 +328,10 @@ mod tests {
             ));
         }
         // Layouts differ: the same case never repeats the same object at the same spot.
-        assert!(distinct.len() >= 45, "only {} distinct placements", distinct.len());
+        assert!(
+            distinct.len() >= 45,
+            "only {} distinct placements",
+            distinct.len()
+        );
     }
 }

@@ -36,7 +36,10 @@ impl Twin {
     pub fn from_world(world: World) -> Self {
         let robot = Self::place_robot(&world);
         let joints = match &robot {
-            Ok(r) => [r.home(kinematics::Side::Left), r.home(kinematics::Side::Right)],
+            Ok(r) => [
+                r.home(kinematics::Side::Left),
+                r.home(kinematics::Side::Right),
+            ],
             Err(_) => [[0.0; kinematics::DOF]; 2],
         };
         Self {
@@ -57,14 +60,20 @@ impl Twin {
             world.robot.position.y,
             world.robot.yaw,
         );
-        Ok(std::sync::Arc::new(kinematics::Robot::new(&description, placement)))
+        Ok(std::sync::Arc::new(kinematics::Robot::new(
+            &description,
+            placement,
+        )))
     }
 
     /// Back to the state the twin was loaded in (arms at home).
     pub fn reset(&mut self) {
         self.world = self.initial.clone();
         if let Ok(r) = &self.robot {
-            self.joints = [r.home(kinematics::Side::Left), r.home(kinematics::Side::Right)];
+            self.joints = [
+                r.home(kinematics::Side::Left),
+                r.home(kinematics::Side::Right),
+            ];
         }
     }
 
@@ -77,7 +86,9 @@ impl Twin {
             .map(|id| {
                 let object = world.object(id);
                 let held_by = match object.placement {
-                    world::Placement::HeldBy { person, .. } => Some(world.person(person).name.clone()),
+                    world::Placement::HeldBy { person, .. } => {
+                        Some(world.person(person).name.clone())
+                    }
                     world::Placement::InGripper { .. } => Some(world.robot.name.clone()),
                     world::Placement::OnTable { .. } => None,
                 };

@@ -210,12 +210,18 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
         height: file.table.height,
     };
     if !(table.size.min_element() > 0.0 && table.size.max_element() < 10.0) {
-        problem("table".into(), "size must be two positive lengths in metres".into());
+        problem(
+            "table".into(),
+            "size must be two positive lengths in metres".into(),
+        );
     }
     if !(0.3..=1.5).contains(&table.height) {
         problem(
             "table".into(),
-            format!("height {} m is not a table height (0.3 to 1.5 m)", table.height),
+            format!(
+                "height {} m is not a table height (0.3 to 1.5 m)",
+                table.height
+            ),
         );
     }
 
@@ -257,11 +263,19 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
             arm_reach: entry.arm_reach.unwrap_or(defaults.arm_reach),
         };
         let label = format!("person '{}'", entry.name);
-        if [body.eye_height, body.shoulder_height, body.shoulder_width, body.arm_reach]
-            .iter()
-            .any(|v| !(v.is_finite() && *v > 0.0 && *v < 3.0))
+        if [
+            body.eye_height,
+            body.shoulder_height,
+            body.shoulder_width,
+            body.arm_reach,
+        ]
+        .iter()
+        .any(|v| !(v.is_finite() && *v > 0.0 && *v < 3.0))
         {
-            problem(label.clone(), "body measures must be positive metres".into());
+            problem(
+                label.clone(),
+                "body measures must be positive metres".into(),
+            );
         }
         let position = Vec2::from_array(entry.position);
         if table.distance_to(position) < TORSO_RADIUS {
@@ -330,7 +344,10 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
         kind.shape = match kind.shape {
             ShapeTemplate::Cylinder { radius, height } => {
                 if entry.size.is_some() {
-                    problem(label.clone(), "a cylinder takes radius and height, not size".into());
+                    problem(
+                        label.clone(),
+                        "a cylinder takes radius and height, not size".into(),
+                    );
                 }
                 ShapeTemplate::Cylinder {
                     radius: entry.radius.unwrap_or(radius),
@@ -355,11 +372,15 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
             kind.grasp_height = grasp_height;
         }
         kind.grasp_height = kind.grasp_height.min(kind.shape.height());
-        let contains = (!entry.contains.trim().is_empty()).then(|| entry.contains.trim().to_string());
+        let contains =
+            (!entry.contains.trim().is_empty()).then(|| entry.contains.trim().to_string());
         if contains.is_some() && !kind.container {
             problem(
                 label.clone(),
-                format!("contains '{}' but a {} is not a container", entry.contains, kind.name),
+                format!(
+                    "contains '{}' but a {} is not a container",
+                    entry.contains, kind.name
+                ),
             );
         }
 
@@ -426,7 +447,7 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
     }
 
     // Hands: right first, then left; a third object has no hand.
-    for person in 0..persons.len() {
+    for (person, holder) in persons.iter().enumerate() {
         let held: Vec<usize> = objects
             .iter()
             .enumerate()
@@ -435,11 +456,14 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
             .collect();
         if held.len() > HANDS_PER_PERSON {
             problem(
-                format!("person '{}'", persons[person].name),
+                format!("person '{}'", holder.name),
                 format!(
                     "holds {} objects ({}) but has only two hands",
                     held.len(),
-                    held.iter().map(|&i| objects[i].name.as_str()).collect::<Vec<_>>().join(", ")
+                    held.iter()
+                        .map(|&i| objects[i].name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             );
         }
@@ -477,19 +501,19 @@ pub fn table_problems(world: &World) -> Vec<Problem> {
             continue;
         };
         let corners: Vec<Vec2> = match object.shape() {
-            ShapeTemplate::Cylinder { radius, .. } => {
-                (0..16)
-                    .map(|i| {
-                        let a = i as f32 * std::f32::consts::TAU / 16.0;
-                        position + radius * Vec2::new(a.cos(), a.sin())
-                    })
-                    .collect()
-            }
+            ShapeTemplate::Cylinder { radius, .. } => (0..16)
+                .map(|i| {
+                    let a = i as f32 * std::f32::consts::TAU / 16.0;
+                    position + radius * Vec2::new(a.cos(), a.sin())
+                })
+                .collect(),
             ShapeTemplate::Box { size } => {
                 let rotation = Vec2::from_angle(yaw);
                 [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
                     .into_iter()
-                    .map(|(sx, sy)| position + rotation.rotate(Vec2::new(sx * 0.5 * size.x, sy * 0.5 * size.y)))
+                    .map(|(sx, sy)| {
+                        position + rotation.rotate(Vec2::new(sx * 0.5 * size.x, sy * 0.5 * size.y))
+                    })
                     .collect()
             }
         };
@@ -563,7 +587,9 @@ yaw_deg = 90
         for name in ["softdrinks", "coffee", "dinner"] {
             let world = load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(world.persons().len(), 2);
-            assert!(world.object_named("box").is_some() && world.object_named("smartphone").is_some());
+            assert!(
+                world.object_named("box").is_some() && world.object_named("smartphone").is_some()
+            );
             assert_eq!(world.objects().len(), 7, "{name}");
         }
     }
@@ -571,7 +597,10 @@ yaw_deg = 90
     #[test]
     fn unknown_kind_names_the_object_and_the_kinds() {
         let message = problems_of(&object("vase", "vase", "position = [0.0, 0.0]"));
-        assert!(message.contains("object 'vase'") && message.contains("unknown kind 'vase'"), "{message}");
+        assert!(
+            message.contains("object 'vase'") && message.contains("unknown kind 'vase'"),
+            "{message}"
+        );
         assert!(message.contains("bottle"), "{message}");
     }
 
@@ -582,7 +611,10 @@ yaw_deg = 90
             object("cup", "cup", "position = [0.0, 0.0]"),
             object("cup", "cup", "position = [0.2, 0.0]")
         ));
-        assert!(message.contains("object 'cup'") && message.contains("duplicate"), "{message}");
+        assert!(
+            message.contains("object 'cup'") && message.contains("duplicate"),
+            "{message}"
+        );
         let message = problems_of(&object("Felix", "cup", "position = [0.0, 0.0]"));
         assert!(message.contains("duplicate"), "{message}");
     }
@@ -590,9 +622,16 @@ yaw_deg = 90
     #[test]
     fn objects_off_the_table_are_rejected() {
         let message = problems_of(&object("cup", "cup", "position = [0.59, 0.0]"));
-        assert!(message.contains("object 'cup'") && message.contains("off the table"), "{message}");
+        assert!(
+            message.contains("object 'cup'") && message.contains("off the table"),
+            "{message}"
+        );
         // A turned box whose corner sticks out.
-        let message = problems_of(&object("box", "box", "position = [0.53, 0.0]\nyaw_deg = 45"));
+        let message = problems_of(&object(
+            "box",
+            "box",
+            "position = [0.53, 0.0]\nyaw_deg = 45",
+        ));
         assert!(message.contains("off the table"), "{message}");
     }
 
@@ -603,24 +642,37 @@ yaw_deg = 90
             object("a", "bottle", "position = [0.0, 0.0]"),
             object("b", "glass", "position = [0.06, 0.0]")
         ));
-        assert!(message.contains("object 'a'") && message.contains("overlaps 'b'"), "{message}");
+        assert!(
+            message.contains("object 'a'") && message.contains("overlaps 'b'"),
+            "{message}"
+        );
     }
 
     #[test]
     fn a_person_inside_the_table_is_rejected() {
-        let message = problems_of("[[person]]\nname = \"Anna\"\nposition = [0.0, 0.3]\nyaw_deg = 0\n");
-        assert!(message.contains("person 'Anna'") && message.contains("inside the table"), "{message}");
+        let message =
+            problems_of("[[person]]\nname = \"Anna\"\nposition = [0.0, 0.3]\nyaw_deg = 0\n");
+        assert!(
+            message.contains("person 'Anna'") && message.contains("inside the table"),
+            "{message}"
+        );
     }
 
     #[test]
     fn held_by_nobody_is_rejected() {
         let message = problems_of(&object("cup", "cup", "held_by = \"Zoe\""));
-        assert!(message.contains("object 'cup'") && message.contains("'Zoe'"), "{message}");
+        assert!(
+            message.contains("object 'cup'") && message.contains("'Zoe'"),
+            "{message}"
+        );
         let message = problems_of(&format!(
             "{}[[person]]\nname = \"Anna\"\nposition = [0.8, 0.0]\nyaw_deg = 180\nholding = [\"ghost\"]\n",
             ""
         ));
-        assert!(message.contains("person 'Anna'") && message.contains("'ghost'"), "{message}");
+        assert!(
+            message.contains("person 'Anna'") && message.contains("'ghost'"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -631,14 +683,21 @@ yaw_deg = 90
             object("b", "cup", "held_by = \"Daniel\""),
             object("c", "smartphone", "held_by = \"Daniel\"")
         ));
-        assert!(message.contains("person 'Daniel'") && message.contains("two hands"), "{message}");
+        assert!(
+            message.contains("person 'Daniel'") && message.contains("two hands"),
+            "{message}"
+        );
         let message = problems_of(&object("box", "box", "held_by = \"Daniel\""));
         assert!(message.contains("too large"), "{message}");
     }
 
     #[test]
     fn position_and_holder_conflict() {
-        let message = problems_of(&object("cup", "cup", "held_by = \"Daniel\"\nposition = [0.0, 0.0]"));
+        let message = problems_of(&object(
+            "cup",
+            "cup",
+            "held_by = \"Daniel\"\nposition = [0.0, 0.0]",
+        ));
         assert!(message.contains("both a position"), "{message}");
         let message = problems_of(&object("cup", "cup", ""));
         assert!(message.contains("needs a position"), "{message}");
@@ -646,7 +705,11 @@ yaw_deg = 90
 
     #[test]
     fn contents_only_in_containers() {
-        let message = problems_of(&object("box", "box", "position = [0.0, 0.0]\ncontains = \"water\""));
+        let message = problems_of(&object(
+            "box",
+            "box",
+            "position = [0.0, 0.0]\ncontains = \"water\"",
+        ));
         assert!(message.contains("not a container"), "{message}");
     }
 
@@ -655,7 +718,10 @@ yaw_deg = 90
         let error = from_toml_str(&format!("{BASE}colour = \"red\"\n"), &kinds()).unwrap_err();
         assert!(error.to_string().contains("colour"), "{error}");
         let error = load_file(Path::new("/nonexistent/scene.toml")).unwrap_err();
-        assert!(error.to_string().contains("/nonexistent/scene.toml"), "{error}");
+        assert!(
+            error.to_string().contains("/nonexistent/scene.toml"),
+            "{error}"
+        );
         let error = load("no_such_scene").unwrap_err();
         assert!(error.to_string().contains("softdrinks"), "{error}");
     }
@@ -667,6 +733,9 @@ yaw_deg = 90
             object("vase", "vase", "position = [0.0, 0.0]"),
             object("cup", "cup", "position = [0.59, 0.0]")
         ));
-        assert!(message.contains("vase") && message.contains("off the table"), "{message}");
+        assert!(
+            message.contains("vase") && message.contains("off the table"),
+            "{message}"
+        );
     }
 }

@@ -282,12 +282,18 @@ impl World {
 
     /// The person with exactly this name.
     pub fn person_named(&self, name: &str) -> Option<PersonId> {
-        self.persons.iter().position(|p| p.name == name).map(PersonId)
+        self.persons
+            .iter()
+            .position(|p| p.name == name)
+            .map(PersonId)
     }
 
     /// The object with exactly this name.
     pub fn object_named(&self, name: &str) -> Option<ObjectId> {
-        self.objects.iter().position(|o| o.name == name).map(ObjectId)
+        self.objects
+            .iter()
+            .position(|o| o.name == name)
+            .map(ObjectId)
     }
 
     /// What a person holds, in hand order (right first).
@@ -357,7 +363,11 @@ impl World {
     }
 
     /// Puts an object into a person's free hand.
-    pub fn give_to_person(&mut self, object: ObjectId, person: PersonId) -> Result<Hand, StateError> {
+    pub fn give_to_person(
+        &mut self,
+        object: ObjectId,
+        person: PersonId,
+    ) -> Result<Hand, StateError> {
         if let Some(holder) = self.holder(object) {
             if holder == person {
                 if let Placement::HeldBy { hand, .. } = self.object(object).placement {
@@ -369,9 +379,11 @@ impl World {
                 holder: self.person(holder).name.clone(),
             });
         }
-        let hand = self.free_hand(person).ok_or_else(|| StateError::HandsFull {
-            person: self.person(person).name.clone(),
-        })?;
+        let hand = self
+            .free_hand(person)
+            .ok_or_else(|| StateError::HandsFull {
+                person: self.person(person).name.clone(),
+            })?;
         self.objects[object.0].placement = Placement::HeldBy { person, hand };
         Ok(hand)
     }
@@ -389,7 +401,11 @@ impl World {
 
     /// Makes a person busy holding an object (the REPL's `:busy`): the object
     /// moves into a free hand.
-    pub fn make_busy_with(&mut self, person: PersonId, object: ObjectId) -> Result<Hand, StateError> {
+    pub fn make_busy_with(
+        &mut self,
+        person: PersonId,
+        object: ObjectId,
+    ) -> Result<Hand, StateError> {
         self.give_to_person(object, person)
     }
 

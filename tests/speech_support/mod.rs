@@ -25,7 +25,9 @@ pub fn espeak_at(text: &str, rate: u32) -> Vec<f32> {
         .arg(&wav)
         .arg(text)
         .status()
-        .unwrap_or_else(|e| panic!("espeak-ng not runnable ({e}): run `bash scripts/ci-speech-setup.sh`"));
+        .unwrap_or_else(|e| {
+            panic!("espeak-ng not runnable ({e}): run `bash scripts/ci-speech-setup.sh`")
+        });
     assert!(status.success(), "espeak-ng failed");
     let mut src = WavSource::open(&wav).expect("espeak wav");
     use attentive::frontend::AudioSource;
@@ -39,10 +41,14 @@ pub fn espeak_at(text: &str, rate: u32) -> Vec<f32> {
 
 /// Deterministic white noise (uniform, zero mean) with the given RMS.
 pub fn noise(n: usize, rms: f32, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let u = (s >> 40) as f32 / (1u64 << 24) as f32; // 0..1
             (u - 0.5) * rms * 12f32.sqrt()
         })
@@ -68,10 +74,16 @@ pub fn delay(x: &[f32], d: f32) -> Vec<f32> {
     let n = (x.len() + 64).next_power_of_two();
     let mut p = FftPlanner::<f32>::new();
     let (f, i) = (p.plan_fft_forward(n), p.plan_fft_inverse(n));
-    let mut buf: Vec<Complex32> = (0..n).map(|k| Complex32::new(*x.get(k).unwrap_or(&0.0), 0.0)).collect();
+    let mut buf: Vec<Complex32> = (0..n)
+        .map(|k| Complex32::new(*x.get(k).unwrap_or(&0.0), 0.0))
+        .collect();
     f.process(&mut buf);
     for (k, v) in buf.iter_mut().enumerate() {
-        let fk = if k <= n / 2 { k as f32 } else { k as f32 - n as f32 };
+        let fk = if k <= n / 2 {
+            k as f32
+        } else {
+            k as f32 - n as f32
+        };
         *v *= Complex32::from_polar(1.0, -2.0 * std::f32::consts::PI * fk * d / n as f32);
     }
     i.process(&mut buf);
@@ -114,13 +126,18 @@ pub fn array_recording(
                     *o += gain * r;
                 }
             }
-            for (o, n) in ch.iter_mut().zip(noise(mono.len(), noise_rms, 1000 + m as u64)) {
+            for (o, n) in ch
+                .iter_mut()
+                .zip(noise(mono.len(), noise_rms, 1000 + m as u64))
+            {
                 *o += n;
             }
             ch
         })
         .collect();
-    (0..mono.len()).flat_map(|t| chans.iter().map(move |ch| ch[t])).collect()
+    (0..mono.len())
+        .flat_map(|t| chans.iter().map(move |ch| ch[t]))
+        .collect()
 }
 
 /// The softdrinks table of DESIGN.md: Felix and Daniel face each other across it,
@@ -133,7 +150,10 @@ pub fn table() -> Participants {
     };
     let settings = AudioSettings::default();
     Participants {
-        people: vec![person("Felix", 0.0, 0.7, -90.0), person("Daniel", 0.0, -0.7, 90.0)],
+        people: vec![
+            person("Felix", 0.0, 0.7, -90.0),
+            person("Daniel", 0.0, -0.7, 90.0),
+        ],
         robot: Participant {
             name: "the_robot".into(),
             head: Vec3::new(-0.8, 0.0, 1.3),
@@ -147,7 +167,9 @@ pub fn table() -> Participants {
 pub fn model_path() -> PathBuf {
     let p = std::env::var_os("ATTENTIVE_WHISPER_MODEL")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/ggml-tiny.en.bin"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/ggml-tiny.en.bin")
+        });
     assert!(
         p.is_file(),
         "whisper model {} missing: run `bash scripts/ci-speech-setup.sh` (or scripts/build-whisper-model.sh), \
@@ -161,14 +183,19 @@ pub fn model_path() -> PathBuf {
 pub fn wer(reference: &str, hyp: &str) -> f32 {
     let norm = |s: &str| -> Vec<String> {
         s.split_whitespace()
-            .map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase())
+            .map(|w| {
+                w.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .collect::<String>()
+                    .to_lowercase()
+            })
             .filter(|w| !w.is_empty())
             .collect()
     };
     let (r, h) = (norm(reference), norm(hyp));
     let mut d: Vec<Vec<usize>> = (0..=r.len()).map(|i| vec![i; h.len() + 1]).collect();
-    for j in 0..=h.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=r.len() {
         for j in 1..=h.len() {

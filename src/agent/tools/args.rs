@@ -15,13 +15,25 @@ pub enum ArgError {
     NotAnObject { tool: String, example: String },
     /// A required argument is missing or empty.
     #[error("{tool} needs {arg}; e.g. {example}.")]
-    Missing { tool: String, arg: String, example: String },
+    Missing {
+        tool: String,
+        arg: String,
+        example: String,
+    },
     /// An argument is not a string.
     #[error("{arg} of {tool} must be a string name, not {found}.")]
-    NotAString { tool: String, arg: String, found: String },
+    NotAString {
+        tool: String,
+        arg: String,
+        found: String,
+    },
     /// An argument the tool does not take.
     #[error("{tool} takes no argument '{arg}'; its arguments: {expected}.")]
-    Unexpected { tool: String, arg: String, expected: String },
+    Unexpected {
+        tool: String,
+        arg: String,
+        expected: String,
+    },
 }
 
 /// Checked arguments of one call.
@@ -31,7 +43,11 @@ pub struct Args {
 }
 
 fn example(tool: &ToolDef) -> String {
-    let fields: Vec<String> = tool.args.iter().map(|a| format!("\"{a}\": \"...\"")).collect();
+    let fields: Vec<String> = tool
+        .args
+        .iter()
+        .map(|a| format!("\"{a}\": \"...\""))
+        .collect();
     format!("{{{}}}", fields.join(", "))
 }
 
@@ -49,14 +65,21 @@ impl Args {
             other => other,
         };
         let Some(map) = raw.as_object() else {
-            return Err(ArgError::NotAnObject { tool: tool.name.into(), example: example(tool) });
+            return Err(ArgError::NotAnObject {
+                tool: tool.name.into(),
+                example: example(tool),
+            });
         };
         for key in map.keys() {
             if !tool.args.contains(&key.as_str()) {
                 return Err(ArgError::Unexpected {
                     tool: tool.name.into(),
                     arg: key.clone(),
-                    expected: if tool.args.is_empty() { "none".into() } else { tool.args.join(", ") },
+                    expected: if tool.args.is_empty() {
+                        "none".into()
+                    } else {
+                        tool.args.join(", ")
+                    },
                 });
             }
         }
@@ -108,7 +131,11 @@ impl Args {
             )),
             Grounding::Unknown { closest } => {
                 let all: Vec<&str> = world.objects().iter().map(|o| o.name.as_str()).collect();
-                let near: Vec<&str> = closest.iter().take(2).map(|id| world.object(*id).name.as_str()).collect();
+                let near: Vec<&str> = closest
+                    .iter()
+                    .take(2)
+                    .map(|id| world.object(*id).name.as_str())
+                    .collect();
                 Err(format!(
                     "There is no object called '{query}'. Closest: {}. Objects here: {}.",
                     near.join(", "),
@@ -137,7 +164,10 @@ impl Args {
                         all.join(", ")
                     ));
                 }
-                Err(format!("There is no person called '{query}'. Persons here: {}.", all.join(", ")))
+                Err(format!(
+                    "There is no person called '{query}'. Persons here: {}.",
+                    all.join(", ")
+                ))
             }
         }
     }

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::llm::ToolSchema;
 use crate::agent::grounding::{self, Addressee};
+use crate::llm::ToolSchema;
 use crate::twin::actions::{self, ActionRequest, Target};
 use crate::twin::{Twin, World};
 
@@ -44,15 +44,31 @@ pub struct ToolDef {
 
 /// Every tool, in the order they are offered.
 pub const TOOLS: &[ToolDef] = &[
-    ToolDef { name: "get_objects", category: ToolCategory::Query, args: &[] },
-    ToolDef { name: "get_persons", category: ToolCategory::Query, args: &[] },
-    ToolDef { name: "is_person_busy_or_idle", category: ToolCategory::Query, args: &["person_name"] },
+    ToolDef {
+        name: "get_objects",
+        category: ToolCategory::Query,
+        args: &[],
+    },
+    ToolDef {
+        name: "get_persons",
+        category: ToolCategory::Query,
+        args: &[],
+    },
+    ToolDef {
+        name: "is_person_busy_or_idle",
+        category: ToolCategory::Query,
+        args: &["person_name"],
+    },
     ToolDef {
         name: "check_hindering_reasons",
         category: ToolCategory::Query,
         args: &["person_name", "object_name"],
     },
-    ToolDef { name: "check_reach_object_for_robot", category: ToolCategory::Query, args: &["object_name"] },
+    ToolDef {
+        name: "check_reach_object_for_robot",
+        category: ToolCategory::Query,
+        args: &["object_name"],
+    },
     ToolDef {
         name: "move_object_to_person",
         category: ToolCategory::Action,
@@ -68,10 +84,26 @@ pub const TOOLS: &[ToolDef] = &[
         category: ToolCategory::Action,
         args: &["source_container_name", "target_container_name"],
     },
-    ToolDef { name: "point_at_object_or_person", category: ToolCategory::Expression, args: &["name"] },
-    ToolDef { name: "gaze", category: ToolCategory::Expression, args: &["name"] },
-    ToolDef { name: "speak", category: ToolCategory::Expression, args: &["person_name", "text"] },
-    ToolDef { name: "stop", category: ToolCategory::Stop, args: &[] },
+    ToolDef {
+        name: "point_at_object_or_person",
+        category: ToolCategory::Expression,
+        args: &["name"],
+    },
+    ToolDef {
+        name: "gaze",
+        category: ToolCategory::Expression,
+        args: &["name"],
+    },
+    ToolDef {
+        name: "speak",
+        category: ToolCategory::Expression,
+        args: &["person_name", "text"],
+    },
+    ToolDef {
+        name: "stop",
+        category: ToolCategory::Stop,
+        args: &[],
+    },
 ];
 
 /// The definition of a tool by name.
@@ -93,12 +125,20 @@ pub struct ToolOutcome {
 impl ToolOutcome {
     /// A successful outcome.
     pub fn ok(text: impl Into<String>, facts: Value) -> Self {
-        Self { ok: true, text: text.into(), facts }
+        Self {
+            ok: true,
+            text: text.into(),
+            facts,
+        }
     }
 
     /// A failed outcome; the text says why and, where obvious, what would help.
     pub fn failed(text: impl Into<String>, facts: Value) -> Self {
-        Self { ok: false, text: text.into(), facts }
+        Self {
+            ok: false,
+            text: text.into(),
+            facts,
+        }
     }
 }
 
@@ -122,7 +162,10 @@ struct ToolText {
 pub enum ToolTextError {
     /// The file could not be read.
     #[error("cannot read tool descriptions {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     /// Not valid TOML of the expected form.
     #[error("{path}: not valid tool descriptions: {message}")]
     Parse { path: String, message: String },
@@ -135,15 +178,20 @@ impl ToolTexts {
     /// Reads the descriptions from a file and checks that every tool and argument has one.
     pub fn load(path: &Path) -> Result<Self, ToolTextError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ToolTextError::Read { path: origin.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ToolTextError::Read {
+            path: origin.clone(),
+            source,
+        })?;
         let texts: ToolTexts = toml::from_str(&text).map_err(|error| ToolTextError::Parse {
             path: origin.clone(),
             message: error.message().to_string(),
         })?;
         for tool in TOOLS {
             let Some(entry) = texts.tools.get(tool.name) else {
-                return Err(ToolTextError::Missing { path: origin, what: format!("tool {}", tool.name) });
+                return Err(ToolTextError::Missing {
+                    path: origin,
+                    what: format!("tool {}", tool.name),
+                });
             };
             for arg in tool.args {
                 if !entry.args.contains_key(*arg) {
@@ -221,7 +269,10 @@ pub fn call_query(world: &World, name: &str, args: &Value) -> ToolOutcome {
 pub fn unknown_tool(name: &str) -> ToolOutcome {
     let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     ToolOutcome::failed(
-        format!("There is no tool called '{name}'. Tools: {}.", names.join(", ")),
+        format!(
+            "There is no tool called '{name}'. Tools: {}.",
+            names.join(", ")
+        ),
         json!({"error": "unknown_tool"}),
     )
 }
@@ -242,13 +293,19 @@ pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
         ToolCategory::Query => call_query(&twin.world, name, raw_args),
         ToolCategory::Stop => ToolOutcome::ok("Stopped.", json!({})),
         ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),
-        ToolCategory::Expression | ToolCategory::Action => match action_request(&twin.world, name, &args) {
-            Ok(request) => {
-                let report = actions::execute(twin, request);
-                ToolOutcome { ok: report.ok, text: report.text, facts: report.facts }
+        ToolCategory::Expression | ToolCategory::Action => {
+            match action_request(&twin.world, name, &args) {
+                Ok(request) => {
+                    let report = actions::execute(twin, request);
+                    ToolOutcome {
+                        ok: report.ok,
+                        text: report.text,
+                        facts: report.facts,
+                    }
+                }
+                Err(text) => ToolOutcome::failed(text, json!({"error": "arguments"})),
             }
-            Err(text) => ToolOutcome::failed(text, json!({"error": "arguments"})),
-        },
+        }
     }
 }
 
@@ -265,7 +322,10 @@ fn speak(world: &World, args: &Args) -> ToolOutcome {
         Err(text) => return ToolOutcome::failed(text, json!({"error": "person"})),
     };
     let text = args.get("text").to_string();
-    ToolOutcome::ok(format!("You said to {to}: {text}"), json!({"to": to, "text": text}))
+    ToolOutcome::ok(
+        format!("You said to {to}: {text}"),
+        json!({"to": to, "text": text}),
+    )
 }
 
 /// Grounds the arguments of an action or expression tool.
@@ -274,10 +334,14 @@ fn action_request(world: &World, name: &str, args: &Args) -> Result<ActionReques
         let query = args.get(arg);
         match grounding::person(world, query) {
             grounding::Grounding::Resolved(p) => Ok(Target::Person(p)),
-            _ => args.object(world, arg).map(Target::Object).map_err(|object_error| {
-                let persons: Vec<&str> = world.persons().iter().map(|p| p.name.as_str()).collect();
-                format!("{object_error} Persons here: {}.", persons.join(", "))
-            }),
+            _ => args
+                .object(world, arg)
+                .map(Target::Object)
+                .map_err(|object_error| {
+                    let persons: Vec<&str> =
+                        world.persons().iter().map(|p| p.name.as_str()).collect();
+                    format!("{object_error} Persons here: {}.", persons.join(", "))
+                }),
         }
     };
     Ok(match name {

@@ -20,7 +20,9 @@ pub fn person_word(world: &World, id: PersonId) -> &str {
 }
 
 fn names(world: &World, ids: &[ObjectId]) -> Vec<String> {
-    ids.iter().map(|id| world.object(*id).name.clone()).collect()
+    ids.iter()
+        .map(|id| world.object(*id).name.clone())
+        .collect()
 }
 
 /// `get_objects`: every object, with what it holds and who holds it.
@@ -131,7 +133,9 @@ pub fn check_hindering_reasons(world: &World, args: &Args) -> ToolOutcome {
                 .holder(object)
                 .map(|h| person_word(world, h).to_string())
                 .unwrap_or_default();
-            sentences.push(format!("{name} cannot reach {thing}: {holder} is holding it."));
+            sentences.push(format!(
+                "{name} cannot reach {thing}: {holder} is holding it."
+            ));
         }
         Some(r) => sentences.push(format!(
             "{name} cannot reach {thing}: it is {:.2} m beyond {name}'s reach.",
@@ -142,7 +146,9 @@ pub fn check_hindering_reasons(world: &World, args: &Args) -> ToolOutcome {
     let reasons: Vec<&str> = [
         found.busy.then_some("busy"),
         (!sight.visible).then_some("cannot see"),
-        reach.is_some_and(|r| !r.reachable).then_some("cannot reach"),
+        reach
+            .is_some_and(|r| !r.reachable)
+            .then_some("cannot reach"),
     ]
     .into_iter()
     .flatten()
@@ -177,7 +183,11 @@ pub fn check_reach_object_for_robot(world: &World, args: &Args) -> ToolOutcome {
     let robot = &world.robot.name;
     let thing = object_word(world, object);
     let arms = robot_reach::arms(world, object);
-    let reaching: Vec<&str> = arms.iter().filter(|a| a.reachable).map(|a| a.arm.as_str()).collect();
+    let reaching: Vec<&str> = arms
+        .iter()
+        .filter(|a| a.reachable)
+        .map(|a| a.arm.as_str())
+        .collect();
     let text = if let Some(holder) = world.holder(object) {
         format!(
             "{robot} cannot take {thing} from the table: {} is holding it.",
@@ -186,7 +196,10 @@ pub fn check_reach_object_for_robot(world: &World, args: &Args) -> ToolOutcome {
     } else if reaching.is_empty() {
         format!("{robot} cannot reach {thing}: it is out of reach of both arms.")
     } else {
-        format!("{robot} can reach {thing} with its {} arm.", or_list(reaching.iter().copied()))
+        format!(
+            "{robot} can reach {thing} with its {} arm.",
+            or_list(reaching.iter().copied())
+        )
     };
     ToolOutcome::ok(
         text,

@@ -33,9 +33,9 @@ impl Cause {
     /// The cause of a simulated motion's first violation.
     pub fn from_failure(f: MotionFailure) -> Cause {
         match &f.violation {
-            Violation::Unreachable { .. } | Violation::JointLimit { .. } | Violation::TooFast { .. } => {
-                Cause::OutOfReach(f.cause())
-            }
+            Violation::Unreachable { .. }
+            | Violation::JointLimit { .. }
+            | Violation::TooFast { .. } => Cause::OutOfReach(f.cause()),
             Violation::Collision { obstacle, .. } => Cause::Collision(obstacle.clone()),
             Violation::SelfCollision { .. } => Cause::SelfCollision(f.cause()),
         }
@@ -79,29 +79,51 @@ pub fn count(causes: &[Cause]) -> BTreeMap<String, usize> {
 }
 
 /// The obstacle hit most often, robot parts and people last (objects are what the LLM can move).
-fn main_obstacle(causes: &[Cause]) -> Option<String> {
+fn main_obstacle(causes: &[Cause], except: &str) -> Option<String> {
     let mut m: BTreeMap<&str, usize> = BTreeMap::new();
     for c in causes {
         if let Cause::Collision(o) = c {
+            // Brushing the object being taken is a reach problem, not a blocker.
+            if o == except {
+                continue;
+            }
             *m.entry(o.as_str()).or_insert(0) += 1;
         }
     }
-    m.into_iter().max_by_key(|(_, n)| *n).map(|(o, _)| o.to_string())
+    m.into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(o, _)| o.to_string())
 }
 
 /// One sentence for an elementary step none of whose variants is feasible.
 pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> String {
     let obj = |id: crate::twin::ObjectId| world.object(id).name.clone();
     let per = |id: crate::twin::PersonId| world.person(id).name.clone();
-    let all_reach = !causes.is_empty() && causes.iter().all(|c| matches!(c, Cause::OutOfReach(_)));
-    let blocker = main_obstacle(causes);
-    let first = causes.first().map(Cause::clause).unwrap_or_else(|| "no variant was found".into());
+    let subject = match *step {
+        Elementary::Get { object }
+        | Elementary::Pass { object, .. }
+        | Elementary::PutNear { object, .. }
+        | Elementary::PutAt { object, .. } => obj(object),
+        Elementary::Pour { source, .. } => obj(source),
+        _ => String::new(),
+    };
+    let all_reach = !causes.is_empty()
+        && causes.iter().all(|c| {
+            matches!(c, Cause::OutOfReach(_)) || matches!(c, Cause::Collision(o) if *o == subject)
+        });
+    let blocker = main_obstacle(causes, &subject);
+    let first = causes
+        .first()
+        .map(Cause::clause)
+        .unwrap_or_else(|| "no variant was found".into());
     match *step {
         Elementary::Get { object } => {
             let name = obj(object);
             match blocker {
                 _ if all_reach => format!("{name} is out of reach of both arms."),
-                Some(o) => format!("{name} is blocked by {o}: every way to grasp it would hit {o}."),
+                Some(o) => {
+                    format!("{name} is blocked by {o}: every way to grasp it would hit {o}.")
+                }
                 None => format!("I cannot grasp {name}: {first}."),
             }
         }
@@ -112,7 +134,10 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
             } else if all_reach {
                 format!("{p} cannot take it: there is no hand-over point within {p}'s reach that my arm reaches.")
             } else if let Some(o) = blocker {
-                format!("I cannot hand {} to {p}: every way would hit {o}.", obj(object))
+                format!(
+                    "I cannot hand {} to {p}: every way would hit {o}.",
+                    obj(object)
+                )
             } else {
                 format!("I cannot hand {} to {p}: {first}.", obj(object))
             }
@@ -124,13 +149,19 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
             } else if all_reach {
                 format!("I cannot put {} near {p}: no free spot within {p}'s reach is within my arm's reach.", obj(object))
             } else if let Some(o) = blocker {
-                format!("I cannot put {} near {p}: every way would hit {o}.", obj(object))
+                format!(
+                    "I cannot put {} near {p}: every way would hit {o}.",
+                    obj(object)
+                )
             } else {
                 format!("I cannot put {} near {p}: {first}.", obj(object))
             }
         }
         Elementary::PutAt { object, .. } => match blocker {
-            Some(o) if !all_reach => format!("I cannot put {} back: every way would hit {o}.", obj(object)),
+            Some(o) if !all_reach => format!(
+                "I cannot put {} back: every way would hit {o}.",
+                obj(object)
+            ),
             _ => format!("I cannot put {} back: {first}.", obj(object)),
         },
         Elementary::Pour { source, target } => {
@@ -138,7 +169,10 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
             if all_reach {
                 format!("{t} is out of reach for pouring from {}.", obj(source))
             } else if let Some(o) = blocker {
-                format!("I cannot pour from {} into {t}: every way would hit {o}.", obj(source))
+                format!(
+                    "I cannot pour from {} into {t}: every way would hit {o}.",
+                    obj(source)
+                )
             } else {
                 format!("I cannot pour from {} into {t}: {first}.", obj(source))
             }

@@ -2,8 +2,32 @@
 //! point, gaze) planned as sequences of elementary actions whose variants are
 //! simulated on the kinematic twin and ranked; the best runs, and the world is
 //! checked afterwards against the expected outcome.
+//!
+//! Ranking: feasible variants first, then the lowest
+//! `cost = 1.0·(1 − min_joint_margin) + 1.0·max(0, 0.05 − min_clearance_m)/0.05 + 0.05·joint_path_rad`
+//! over the whole sequence (see [`search::COST_FORMULA`]).
 
-use crate::twin::{ObjectId, PersonId};
+pub mod feedback;
+pub mod search;
+pub mod simulate;
+pub mod variants;
+pub mod verify;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::twin::kinematics::{Robot, Side};
+use crate::twin::world::{Placement, World};
+use crate::twin::{Hand, ObjectId, PersonId, Twin};
+
+use feedback::Cause;
+use search::{search, table_spot, Plan, BEAM, COST_FORMULA};
+use simulate::{apply_pour, Effect, PlanState};
+use variants::{get_variants, hand_of, side_of, ungraspable_reason, Elementary};
 
 /// What to look or point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,13 +64,363 @@ pub struct ActionReport {
     pub facts: serde_json::Value,
 }
 
+/// Carries out a plan on the world (in simulation, or on a robot).
+pub trait Executor {
+    /// Runs the plan's steps, changing `world` as they happen; an error is one sentence.
+    fn run(&mut self, world: &mut World, plan: &Plan) -> Result<(), String>;
+}
+
+/// Execution in simulation: applies each step's effect to the world.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimulationExecutor;
+
+impl Executor for SimulationExecutor {
+    fn run(&mut self, world: &mut World, plan: &Plan) -> Result<(), String> {
+        for s in &plan.steps {
+            apply_effect(world, &s.sim.effect)?;
+        }
+        Ok(())
+    }
+}
+
+/// Applies one step's effect to the world.
+pub fn apply_effect(world: &mut World, effect: &Effect) -> Result<(), String> {
+    match *effect {
+        Effect::None => {}
+        Effect::Grasped { object, arm, base } => {
+            world.object_mut(object).placement = Placement::InGripper {
+                hand: hand_of(arm),
+                base,
+            };
+        }
+        Effect::Released { object, spot } => world.place_on_table(object, spot),
+        Effect::Given { object, person } => {
+            world
+                .give_to_person(object, person)
+                .map_err(|e| e.to_string())?;
+        }
+        Effect::Poured { source, target } => apply_pour(world, source, target),
+    }
+    Ok(())
+}
+
 /// Plans, executes (in simulation) and verifies one action.
-pub fn execute(twin: &mut crate::twin::Twin, request: ActionRequest) -> ActionReport {
-    // Replaced by the planner (issue 3).
-    let _ = twin;
+pub fn execute(twin: &mut Twin, request: ActionRequest) -> ActionReport {
+    execute_with(twin, request, &mut SimulationExecutor)
+}
+
+fn failed(text: String, facts: serde_json::Value) -> ActionReport {
     ActionReport {
         ok: false,
-        text: format!("{request:?} cannot be planned yet."),
-        facts: serde_json::json!({}),
+        text,
+        facts,
     }
+}
+
+/// Plans an action on the twin without changing it.
+pub fn plan(
+    twin: &Twin,
+    request: ActionRequest,
+) -> Result<(search::SearchOutcome, f64), ActionReport> {
+    let robot = twin.robot.as_ref().map_err(|e| {
+        failed(
+            format!("I have no robot model: {e}."),
+            json!({"error": "robot"}),
+        )
+    })?;
+    if let Err(text) = preconditions(&twin.world, robot, &request) {
+        return Err(failed(
+            text,
+            json!({"error": "precondition", "cost_formula": COST_FORMULA}),
+        ));
+    }
+    let steps = composite(&twin.world, &request);
+    let start = PlanState {
+        world: twin.world.clone(),
+        joints: twin.joints,
+        holding: None,
+    };
+    let t0 = Instant::now();
+    let outcome = search(robot, start, &steps, BEAM);
+    Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// Plans, executes with `executor` and verifies one action.
+pub fn execute_with(
+    twin: &mut Twin,
+    request: ActionRequest,
+    executor: &mut dyn Executor,
+) -> ActionReport {
+    let (outcome, ms) = match plan(twin, request) {
+        Ok(p) => p,
+        Err(report) => return report,
+    };
+    let mut facts = json!({
+        "cost_formula": COST_FORMULA,
+        "variants_tried": outcome.tried,
+        "variants_feasible": outcome.feasible,
+        "planning_ms": (ms * 10.0).round() / 10.0,
+    });
+    let plan = match outcome.plan {
+        Ok(p) => p,
+        Err((step, causes)) => {
+            facts["failed_step"] = step.name().into();
+            facts["reasons"] = json!(feedback::count(&outcome.causes));
+            return failed(feedback::step_failure(&twin.world, &step, &causes), facts);
+        }
+    };
+    let liquid = match request {
+        ActionRequest::Pour { source, .. } => twin.world.object(source).contains.clone(),
+        _ => None,
+    };
+    describe_plan(&plan, &mut facts);
+    if let Err(e) = executor.run(&mut twin.world, &plan) {
+        return failed(format!("Execution failed: {e}"), facts);
+    }
+    twin.joints = plan.end.joints;
+    if let Err(mismatch) = verify::check(&twin.world, &request, liquid.as_deref()) {
+        facts["mismatch"] = true.into();
+        return failed(mismatch, facts);
+    }
+    ActionReport {
+        ok: true,
+        text: success_text(&twin.world, &request, &plan, liquid.as_deref()),
+        facts,
+    }
+}
+
+fn describe_plan(plan: &Plan, facts: &mut serde_json::Value) {
+    let first = &plan.steps[0];
+    let moving = plan
+        .steps
+        .iter()
+        .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose));
+    if let Some(s) = moving {
+        facts["arm"] = s.variant.arm.name().into();
+    }
+    if let Some(g) = first.variant.grasp {
+        facts["grasp"] = g.as_str().into();
+    }
+    facts["cost"] = ((plan.cost * 1000.0).round() / 1000.0).into();
+    facts["steps"] = plan
+        .steps
+        .iter()
+        .map(|s| {
+            let mut v = json!({
+                "action": s.step.name(),
+                "cost": (search::cost(&s.sim.metrics) * 1000.0).round() / 1000.0,
+                "motions": s.sim.motions.len(),
+            });
+            if !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose) {
+                v["variant"] = s.variant.facts();
+            }
+            if let Some((pan, tilt)) = s.sim.head {
+                v["pan_deg"] = (pan.to_degrees().round() as i64).into();
+                v["tilt_deg"] = (tilt.to_degrees().round() as i64).into();
+            }
+            v
+        })
+        .collect();
+}
+
+fn target_name(world: &World, t: Target) -> &str {
+    match t {
+        Target::Object(o) => &world.object(o).name,
+        Target::Person(p) => &world.person(p).name,
+    }
+}
+
+fn success_text(
+    world: &World,
+    request: &ActionRequest,
+    plan: &Plan,
+    liquid: Option<&str>,
+) -> String {
+    let arm = plan
+        .steps
+        .iter()
+        .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose))
+        .map_or("left", |s| s.variant.arm.name());
+    match *request {
+        ActionRequest::HandOver { object, person } => format!(
+            "You handed {} to {} with your {arm} hand.",
+            world.object(object).name,
+            world.person(person).name
+        ),
+        ActionRequest::MoveTo { object, person } => format!(
+            "You put {} on the table within {}'s reach with your {arm} hand.",
+            world.object(object).name,
+            world.person(person).name
+        ),
+        ActionRequest::Pour { source, target } => format!(
+            "You poured {} from {} into {} with your {arm} hand and put {} back.",
+            liquid.unwrap_or("it"),
+            world.object(source).name,
+            world.object(target).name,
+            world.object(source).name
+        ),
+        ActionRequest::PointAt(t) => format!(
+            "You pointed at {} with your {arm} hand.",
+            target_name(world, t)
+        ),
+        ActionRequest::Gaze(t) => format!("You looked at {}.", target_name(world, t)),
+    }
+}
+
+/// The elementary steps of a composite action.
+pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
+    match *request {
+        ActionRequest::HandOver { object, person } => {
+            vec![
+                Elementary::Get { object },
+                Elementary::Pass { object, person },
+                Elementary::Pose,
+            ]
+        }
+        ActionRequest::MoveTo { object, person } => {
+            vec![
+                Elementary::Get { object },
+                Elementary::PutNear { object, person },
+                Elementary::Pose,
+            ]
+        }
+        ActionRequest::Pour { source, target } => {
+            let state = PlanState {
+                world: world.clone(),
+                joints: [simulate::NO_JOINTS; 2],
+                holding: None,
+            };
+            let spot = table_spot(&state, source).unwrap_or_default();
+            vec![
+                Elementary::Get { object: source },
+                Elementary::Pour { source, target },
+                Elementary::PutAt {
+                    object: source,
+                    spot,
+                },
+                Elementary::Pose,
+            ]
+        }
+        ActionRequest::PointAt(t) => vec![Elementary::Point(t), Elementary::Pose],
+        ActionRequest::Gaze(t) => vec![Elementary::Gaze(t)],
+    }
+}
+
+/// Why the action cannot even be tried, as one sentence; checked before planning.
+pub fn preconditions(world: &World, robot: &Robot, request: &ActionRequest) -> Result<(), String> {
+    let name = |o: ObjectId| world.object(o).name.clone();
+    let takeable = |o: ObjectId| -> Result<(), String> {
+        if let Some(reason) = ungraspable_reason(world, robot, o) {
+            return Err(reason);
+        }
+        match world.object(o).placement {
+            Placement::HeldBy { person, .. } => {
+                let p = &world.person(person).name;
+                Err(format!(
+                    "{} is held by {p}; ask {p} to put it down.",
+                    name(o)
+                ))
+            }
+            Placement::InGripper { .. } => Err(format!("{} is already in my hand.", name(o))),
+            Placement::OnTable { .. } => Ok(()),
+        }
+    };
+    match *request {
+        ActionRequest::HandOver { object, person } => {
+            let p = &world.person(person).name;
+            if world.holder(object) == Some(person) {
+                return Err(format!("{p} already holds {}.", name(object)));
+            }
+            takeable(object)?;
+            if world.free_hand(person).is_none() {
+                return Err(format!(
+                    "{p} has both hands full; ask {p} to put something down."
+                ));
+            }
+            Ok(())
+        }
+        ActionRequest::MoveTo { object, .. } => takeable(object),
+        ActionRequest::Pour { source, target } => {
+            let (s, t) = (world.object(source), world.object(target));
+            if source == target {
+                return Err(format!("{} cannot be poured into itself.", s.name));
+            }
+            if !t.kind.container {
+                return Err(format!("{} is not a container.", t.name));
+            }
+            if !s.kind.pourable {
+                return Err(format!("{} cannot be poured from.", s.name));
+            }
+            let Some(liquid) = &s.contains else {
+                return Err(format!("{} is empty.", s.name));
+            };
+            if let Some(held) = &t.contains {
+                let _ = liquid;
+                return Err(format!(
+                    "{} already holds {held}; use an empty glass.",
+                    t.name
+                ));
+            }
+            takeable(source)
+        }
+        ActionRequest::PointAt(_) | ActionRequest::Gaze(_) => Ok(()),
+    }
+}
+
+/// Which arms can take `object` now, from inverse kinematics: every `get` variant of
+/// each arm is simulated from the current joints; the reason is empty when it reaches.
+pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)> {
+    let world = &twin.world;
+    let robot = match &twin.robot {
+        Ok(r) => r,
+        Err(e) => {
+            return [Hand::Left, Hand::Right]
+                .into_iter()
+                .map(|h| (h, false, format!("no robot model: {e}")))
+                .collect()
+        }
+    };
+    let blocked =
+        ungraspable_reason(world, robot, object).or_else(|| match world.object(object).placement {
+            Placement::HeldBy { person, .. } => {
+                Some(format!("held by {}", world.person(person).name))
+            }
+            _ => None,
+        });
+    let state = PlanState {
+        world: world.clone(),
+        joints: twin.joints,
+        holding: None,
+    };
+    let step = Elementary::Get { object };
+    [Hand::Left, Hand::Right]
+        .into_iter()
+        .map(|hand| {
+            if let Some(reason) = &blocked {
+                return (hand, false, reason.clone());
+            }
+            let side: Side = side_of(hand);
+            let causes: Vec<Cause> = get_variants(world, robot, object, &[side])
+                .iter()
+                .map(|v| simulate::simulate(robot, &state, &step, v).err())
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
+            if causes.is_empty() {
+                return (hand, true, String::new());
+            }
+            let reason = if causes.iter().all(|c| matches!(c, Cause::OutOfReach(_))) {
+                format!("out of reach of the {} arm", hand.as_str())
+            } else {
+                let obstacle = causes.iter().find_map(|c| match c {
+                    Cause::Collision(o) => Some(o.clone()),
+                    _ => None,
+                });
+                match obstacle {
+                    Some(o) => format!("blocked by {o}"),
+                    None => causes[0].clause(),
+                }
+            };
+            (hand, false, reason)
+        })
+        .collect()
 }

@@ -30,7 +30,11 @@ pub const COST_FORMULA: &str =
 
 /// Cost of a (partial) plan from its aggregated margins; lower is better.
 pub fn cost(m: &Metrics) -> f32 {
-    let clearance = if m.clearance.is_finite() { (COST_C - m.clearance).max(0.0) / COST_C } else { 0.0 };
+    let clearance = if m.clearance.is_finite() {
+        (COST_C - m.clearance).max(0.0) / COST_C
+    } else {
+        0.0
+    };
     COST_A * (1.0 - m.joint_margin.clamp(0.0, 1.0)) + COST_B * clearance + COST_D * m.path
 }
 
@@ -79,15 +83,21 @@ struct Node {
 }
 
 /// The variants of a step from a state; an empty list comes with its cause.
-pub fn variants_for(robot: &Robot, state: &PlanState, step: &Elementary) -> Result<Vec<Variant>, Cause> {
+pub fn variants_for(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+) -> Result<Vec<Variant>, Cause> {
     let w = &state.world;
     let held_arm = || state.holding.map(|h| h.arm).ok_or(Cause::NotHolding);
     let list = match *step {
         Elementary::Get { object } => get_variants(w, robot, object, &Side::BOTH),
         Elementary::PutAt { spot, .. } => put_variants(held_arm()?, &[spot], w.table.height),
-        Elementary::PutNear { object, person } => {
-            put_variants(held_arm()?, &put_spots_near(w, object, person), w.table.height)
-        }
+        Elementary::PutNear { object, person } => put_variants(
+            held_arm()?,
+            &put_spots_near(w, object, person),
+            w.table.height,
+        ),
         Elementary::Pass { person, .. } => {
             if w.free_hand(person).is_none() {
                 return Err(Cause::HandsFull);
@@ -97,7 +107,12 @@ pub fn variants_for(robot: &Robot, state: &PlanState, step: &Elementary) -> Resu
         Elementary::Pour { .. } => pour_variants(held_arm()?),
         Elementary::Point(t) => point_variants(robot, target_point(w, t), w.table.height),
         Elementary::Gaze(_) | Elementary::Pose => {
-            vec![Variant { arm: Side::Left, grasp: None, direction_deg: None, point: None }]
+            vec![Variant {
+                arm: Side::Left,
+                grasp: None,
+                direction_deg: None,
+                point: None,
+            }]
         }
     };
     if list.is_empty() {
@@ -112,7 +127,11 @@ pub fn variants_for(robot: &Robot, state: &PlanState, step: &Elementary) -> Resu
 /// Searches the steps as a whole from `start`, simulating every variant of each
 /// surviving partial plan (in parallel) and keeping the best `beam` after each step.
 pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize) -> SearchOutcome {
-    let mut beam_nodes = vec![Node { state: start, steps: Vec::new(), metrics: Metrics::NONE }];
+    let mut beam_nodes = vec![Node {
+        state: start,
+        steps: Vec::new(),
+        metrics: Metrics::NONE,
+    }];
     let mut tried = 0;
     let mut feasible = 0;
     let mut causes = Vec::new();
@@ -142,15 +161,28 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                     let mut steps = parent.steps.clone();
                     let metrics = parent.metrics.and(sim.metrics);
                     let state = sim.state.clone();
-                    steps.push(PlannedStep { step: *step, variant: v, sim });
-                    children.push(Node { state, steps, metrics });
+                    steps.push(PlannedStep {
+                        step: *step,
+                        variant: v,
+                        sim,
+                    });
+                    children.push(Node {
+                        state,
+                        steps,
+                        metrics,
+                    });
                 }
                 Err(c) => step_causes.push(c),
             }
         }
         causes.extend(step_causes.iter().cloned());
         if children.is_empty() {
-            return SearchOutcome { plan: Err((*step, step_causes)), tried, feasible, causes };
+            return SearchOutcome {
+                plan: Err((*step, step_causes)),
+                tried,
+                feasible,
+                causes,
+            };
         }
         children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
         children.truncate(beam.max(1));
@@ -158,7 +190,12 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
     }
     let best = beam_nodes.swap_remove(0);
     SearchOutcome {
-        plan: Ok(Plan { cost: cost(&best.metrics), metrics: best.metrics, steps: best.steps, end: best.state }),
+        plan: Ok(Plan {
+            cost: cost(&best.metrics),
+            metrics: best.metrics,
+            steps: best.steps,
+            end: best.state,
+        }),
         tried,
         feasible,
         causes,

@@ -2,7 +2,7 @@
 //! motion requests simulated with the robot's kinematics. A variant's result
 //! is the next planning state, or its first violation.
 
-use glam::{Affine3A, Mat3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use parry3d::math::Pose;
 use parry3d::shape::SharedShape;
 
@@ -21,8 +21,13 @@ use super::variants::{hand_of, same_joints, target_point, Elementary, Variant};
 pub const TABLE: &str = "table";
 /// Distance of the pre-grasp pose from the grasp pose (m).
 const PRE_GRASP: f32 = 0.12;
+/// Height of the hover pose above an object's top before a side grasp, metres.
+const HOVER_CLEAR: f32 = 0.06;
+/// Height above the floor the hand rises to before going home: over bottles on the table.
+const TRANSIT_HEIGHT: f32 = 1.10;
 /// Lift after grasping (m).
-const LIFT: f32 = 0.12;
+/// Height of the carried object's base above the table after lifting (m): clears the bottles.
+const LIFT_CLEAR: f32 = 0.28;
 /// Tilt of the source while pouring (rad): past horizontal so that it empties.
 const POUR_TILT: f32 = 1.92;
 /// Height of the source's mouth above the target's rim while pouring (m).
@@ -58,11 +63,18 @@ pub enum Effect {
     /// Nothing moves in the world (gaze, point, pose).
     None,
     /// The object is now in the robot's hand.
-    Grasped { object: ObjectId, arm: Side, base: Vec3 },
+    Grasped {
+        object: ObjectId,
+        arm: Side,
+        base: Vec3,
+    },
     /// The object stands on the table at a floor point.
     Released { object: ObjectId, spot: glam::Vec2 },
     /// The person holds the object.
-    Given { object: ObjectId, person: crate::twin::PersonId },
+    Given {
+        object: ObjectId,
+        person: crate::twin::PersonId,
+    },
     /// The target received the source's liquid.
     Poured { source: ObjectId, target: ObjectId },
 }
@@ -80,7 +92,11 @@ pub struct Metrics {
 
 impl Metrics {
     /// No motion yet.
-    pub const NONE: Metrics = Metrics { joint_margin: 1.0, clearance: f32::INFINITY, path: 0.0 };
+    pub const NONE: Metrics = Metrics {
+        joint_margin: 1.0,
+        clearance: f32::INFINITY,
+        path: 0.0,
+    };
 
     /// Both together: worst margins, summed path.
     pub fn and(self, o: Metrics) -> Metrics {
@@ -92,7 +108,11 @@ impl Metrics {
     }
 
     fn of(m: &Motion) -> Metrics {
-        Metrics { joint_margin: m.min_joint_margin, clearance: m.min_clearance, path: m.joint_path_length }
+        Metrics {
+            joint_margin: m.min_joint_margin,
+            clearance: m.min_clearance,
+            path: m.joint_path_length,
+        }
     }
 }
 
@@ -114,7 +134,10 @@ pub struct Simulated {
 /// Simulation settings: a coarser step than the default keeps planning fast; the
 /// motions are short (≤ 1.5 s per segment) so 60 ms still samples every 2-3 cm.
 pub fn motion_options() -> MotionOptions {
-    MotionOptions { step_s: 0.06, ..MotionOptions::default() }
+    MotionOptions {
+        step_s: 0.06,
+        ..MotionOptions::default()
+    }
 }
 
 /// Table, objects (except those in the robot's hand) and people as obstacles.
@@ -133,11 +156,16 @@ pub fn obstacles(world: &World) -> ObstacleSet {
         }
         let base = world.object_base(id);
         match o.shape() {
-            ShapeTemplate::Cylinder { radius, height } => set.add_cylinder(o.name.clone(), base, radius, height),
+            ShapeTemplate::Cylinder { radius, height } => {
+                set.add_cylinder(o.name.clone(), base, radius, height)
+            }
             ShapeTemplate::Box { size } => set.add(
                 o.name.clone(),
                 SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z),
-                Pose::from_parts(base + Vec3::Z * (0.5 * size.z), Quat::from_rotation_z(world.object_yaw(id))),
+                Pose::from_parts(
+                    base + Vec3::Z * (0.5 * size.z),
+                    Quat::from_rotation_z(world.object_yaw(id)),
+                ),
             ),
         }
     }
@@ -161,17 +189,24 @@ pub fn obstacles(world: &World) -> ObstacleSet {
 
 /// Upright centre frame of an object as it stands now.
 fn world_from_centre(world: &World, object: ObjectId) -> Affine3A {
-    Affine3A::from_rotation_translation(Quat::from_rotation_z(world.object_yaw(object)), world.object_centre(object))
+    Affine3A::from_rotation_translation(
+        Quat::from_rotation_z(world.object_yaw(object)),
+        world.object_centre(object),
+    )
 }
 
 fn attached(world: &World, h: &Holding, exclude: &[&str]) -> AttachedObject {
     let o = world.object(h.object);
     let (shape, local) = match o.shape() {
         // parry cylinders run along local y; the upright centre frame has z up.
-        ShapeTemplate::Cylinder { radius, height } => {
-            (SharedShape::cylinder(0.5 * height, radius), Affine3A::from_quat(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)))
-        }
-        ShapeTemplate::Box { size } => (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Affine3A::IDENTITY),
+        ShapeTemplate::Cylinder { radius, height } => (
+            SharedShape::cylinder(0.5 * height, radius),
+            Affine3A::from_quat(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+        ),
+        ShapeTemplate::Box { size } => (
+            SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z),
+            Affine3A::IDENTITY,
+        ),
     };
     let hand_from_object = h.hand_from_centre * local;
     AttachedObject {
@@ -222,7 +257,12 @@ fn horizontal(deg: f32) -> Vec3 {
 }
 
 /// Simulates one variant of a step from a state; the first violation is the error.
-pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant) -> Result<Simulated, Cause> {
+pub fn simulate(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    v: &Variant,
+) -> Result<Simulated, Cause> {
     let obstacles = obstacles(&state.world);
     let mut next = state.clone();
     let mut motions = Vec::new();
@@ -238,24 +278,94 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
             let grasp = v.grasp.unwrap_or(GraspType::Side);
             let d = horizontal(v.direction_deg.unwrap_or(0.0));
             let (pre, at, extra): (IkTarget, IkTarget, Vec<&str>) = match grasp {
-                GraspType::Side => (IkTarget::approach(g - d * PRE_GRASP, d), IkTarget::approach(g, d), vec![name]),
+                GraspType::Side => (
+                    IkTarget::approach(g - d * PRE_GRASP, d),
+                    IkTarget::approach(g, d),
+                    vec![name],
+                ),
                 GraspType::Top => {
                     // Closing direction across the object's short side; fingertips touch the table.
                     let m = frame_from_z_x(-Vec3::Z, d);
-                    let pose = Affine3A::from_mat3_translation(Mat3A::from(m).into(), g);
-                    (IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP)), IkTarget::Pose(pose), vec![name, TABLE])
+                    let pose = Affine3A::from_mat3_translation(m.into(), g);
+                    (
+                        IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP)),
+                        IkTarget::Pose(pose),
+                        vec![name, TABLE],
+                    )
                 }
             };
-            let reach = run(
-                robot,
-                &next,
-                &obstacles,
-                arm,
-                vec![Waypoint::new("approach", pre, 1.5), Waypoint::new("grasp", at, 0.8).excluding(&extra)],
-                None,
-            )
-            .map_err(fail)?;
+            // Come from above: a hover pose over the pre-grasp pose keeps the hand clear of
+            // the object's top on the way there (the arms start in front of the torso, often
+            // beyond the object). A straight hand path first; when the way to the hover pose
+            // crosses a singularity, a limit or an obstacle, a joint-space move there instead;
+            // then straight down and into the grasp.
+            let top = state.world.object_top(object).z;
+            let hover = match (&pre, grasp) {
+                (_, GraspType::Side) => {
+                    let p = g - d * PRE_GRASP;
+                    let hover_z = (top + HOVER_CLEAR).max(p.z);
+                    IkTarget::approach(Vec3::new(p.x, p.y, hover_z), d)
+                }
+                (other, GraspType::Top) => other.clone(),
+            };
+            let descend = vec![
+                Waypoint::new("approach", pre.clone(), 0.8),
+                Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra),
+            ];
+            let mut from_above = vec![Waypoint::new("hover", hover.clone(), 1.5)];
+            from_above.extend(descend.iter().cloned());
+            let mut direct = vec![Waypoint::new("approach", pre.clone(), 1.5)];
+            direct.push(Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra));
+            // Straight hand paths first (directly, then from above); then joint-space moves
+            // to the pre-grasp or hover pose followed by the straight final approach. The
+            // first that works is this variant's motion; else the first failure explains it.
+            let mut first_failure = None;
+            let mut found = None;
+            for waypoints in [direct, from_above] {
+                match run(robot, &next, &obstacles, arm, waypoints, None) {
+                    Ok(m) => {
+                        found = Some((None, m));
+                        break;
+                    }
+                    Err(e) => {
+                        first_failure.get_or_insert(e);
+                    }
+                }
+            }
+            if found.is_none() {
+                for (via, label, rest) in [
+                    (
+                        &pre,
+                        "approach",
+                        vec![Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra)],
+                    ),
+                    (&hover, "hover", descend.clone()),
+                ] {
+                    let Ok(to_via) = move_to_ik(robot, &next, &obstacles, arm, via, label) else {
+                        continue;
+                    };
+                    let mut after = next.clone();
+                    after.joints[index(arm)] = to_via.final_joints();
+                    if let Ok(m) = run(robot, &after, &obstacles, arm, rest, None) {
+                        found = Some((Some(to_via), m));
+                        break;
+                    }
+                }
+            }
+            let reach = match (found, first_failure) {
+                (Some((to_via, m)), _) => {
+                    motions.extend(to_via);
+                    m
+                }
+                (None, Some(e)) => return Err(fail(e)),
+                (None, None) => {
+                    return Err(Cause::OutOfReach(format!("{name} cannot be approached")))
+                }
+            };
             let hand = reach.final_world_from_hand;
+            let lift_by = (state.world.table.height + LIFT_CLEAR
+                - state.world.object_base(object).z)
+                .max(0.05);
             next.joints[index(arm)] = reach.final_joints();
             let holding = Holding {
                 object,
@@ -268,13 +378,27 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
                 &next,
                 &obstacles,
                 arm,
-                vec![Waypoint::new("lift", IkTarget::Pose(with_translation(&hand, translation(&hand) + Vec3::Z * LIFT)), 0.8)],
+                vec![Waypoint::new(
+                    "lift",
+                    IkTarget::Pose(with_translation(
+                        &hand,
+                        translation(&hand) + Vec3::Z * lift_by,
+                    )),
+                    0.8,
+                )],
                 Some(attached(&state.world, &holding, &[TABLE])),
             )
             .map_err(fail)?;
             next.joints[index(arm)] = lift.final_joints();
-            let base = centre_base(&next.world, object, &(lift.final_world_from_hand * holding.hand_from_centre));
-            next.world.object_mut(object).placement = Placement::InGripper { hand: hand_of(arm), base };
+            let base = centre_base(
+                &next.world,
+                object,
+                &(lift.final_world_from_hand * holding.hand_from_centre),
+            );
+            next.world.object_mut(object).placement = Placement::InGripper {
+                hand: hand_of(arm),
+                base,
+            };
             next.holding = Some(holding);
             effect = Effect::Grasped { object, arm, base };
             motions.push(reach);
@@ -290,12 +414,23 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
             let delta = spot.truncate().extend(spot.z + 0.002 + half) - translation(&centre);
             let place = with_translation(&hand, translation(&hand) + delta);
             let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
+            // Carry at the lifted height first, so that the object passes over the others.
+            let high = with_translation(
+                &place,
+                translation(&place)
+                    .truncate()
+                    .extend(translation(&hand).z.max(translation(&above).z)),
+            );
             let carry = run(
                 robot,
                 &next,
                 &obstacles,
                 h.arm,
-                vec![Waypoint::new("above the spot", IkTarget::Pose(above), 1.5), Waypoint::new("put", IkTarget::Pose(place), 0.8)],
+                vec![
+                    Waypoint::new("over the spot", IkTarget::Pose(high), 1.5),
+                    Waypoint::new("above the spot", IkTarget::Pose(above), 0.6),
+                    Waypoint::new("put", IkTarget::Pose(place), 0.6),
+                ],
                 Some(attached(&state.world, &h, &[TABLE])),
             )
             .map_err(fail)?;
@@ -303,9 +438,13 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
             let spot2 = spot.truncate();
             next.world.place_on_table(object, spot2);
             next.holding = None;
-            let retreat = retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
+            let retreat =
+                retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
             next.joints[index(h.arm)] = retreat.final_joints();
-            effect = Effect::Released { object, spot: spot2 };
+            effect = Effect::Released {
+                object,
+                spot: spot2,
+            };
             motions.push(carry);
             motions.push(retreat);
         }
@@ -314,13 +453,26 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
             let point = v.point.ok_or(Cause::NoHandoverPoint)?;
             let hand = arm_hand(robot, state, h.arm);
             let target = IkTarget::pose_free_about(with_translation(&hand, point), Vec3::Z);
-            let carry = run(robot, &next, &obstacles, h.arm, vec![Waypoint::new("hand-over", target, 1.5)], Some(attached(&state.world, &h, &[])))
-                .map_err(fail)?;
+            let carry = run(
+                robot,
+                &next,
+                &obstacles,
+                h.arm,
+                vec![Waypoint::new("hand-over", target, 1.5)],
+                Some(attached(&state.world, &h, &[])),
+            )
+            .map_err(fail)?;
             next.joints[index(h.arm)] = carry.final_joints();
-            next.world.object_mut(object).placement = Placement::OnTable { position: point.truncate(), yaw: 0.0 };
-            next.world.give_to_person(object, person).map_err(|_| Cause::HandsFull)?;
+            next.world.object_mut(object).placement = Placement::OnTable {
+                position: point.truncate(),
+                yaw: 0.0,
+            };
+            next.world
+                .give_to_person(object, person)
+                .map_err(|_| Cause::HandsFull)?;
             next.holding = None;
-            let retreat = retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
+            let retreat =
+                retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
             next.joints[index(h.arm)] = retreat.final_joints();
             effect = Effect::Given { object, person };
             motions.push(carry);
@@ -337,7 +489,8 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
             let mouth = state.world.object_top(target) + Vec3::Z * POUR_GAP;
             let centre_pour = mouth - (tilt * Vec3::Z) * half;
             let pour_centre = Affine3A::from_rotation_translation(tilt, centre_pour);
-            let pre_centre = Affine3A::from_rotation_translation(upright, centre_pour + Vec3::Z * 0.06);
+            let pre_centre =
+                Affine3A::from_rotation_translation(upright, centre_pour + Vec3::Z * 0.06);
             let inv = h.hand_from_centre.inverse();
             let tname = state.world.object(target).name.clone();
             let motion = run(
@@ -347,8 +500,10 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
                 h.arm,
                 vec![
                     Waypoint::new("pre-pour", IkTarget::Pose(pre_centre * inv), 1.5),
-                    Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2).excluding(&[&tname]),
-                    Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0).excluding(&[&tname]),
+                    Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2)
+                        .excluding(&[&tname]),
+                    Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0)
+                        .excluding(&[&tname]),
                 ],
                 Some(attached(&state.world, &h, &[])),
             )
@@ -361,7 +516,18 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
         Elementary::Point(t) => {
             let p = v.point.ok_or(Cause::NoSpot)?;
             let dir = (target_point(&state.world, t) - p).normalize_or(Vec3::X);
-            let m = run(robot, &next, &obstacles, arm, vec![Waypoint::new("pointing", IkTarget::approach(p, dir), 1.5)], None).map_err(fail)?;
+            let target = IkTarget::approach(p, dir);
+            // Straight hand path first; a joint-space move when that crosses a singularity.
+            let m = run(
+                robot,
+                &next,
+                &obstacles,
+                arm,
+                vec![Waypoint::new("pointing", target, 1.5)],
+                None,
+            )
+            .or_else(|_| move_to_ik(robot, &next, &obstacles, arm, &target, "pointing"))
+            .map_err(fail)?;
             next.joints[index(arm)] = m.final_joints();
             motions.push(m);
         }
@@ -378,28 +544,218 @@ pub fn simulate(robot: &Robot, state: &PlanState, step: &Elementary, v: &Variant
                 if same_joints(&next.joints[index(side)], &home) {
                     continue;
                 }
-                let goal = robot.arm(side).world_from_hand(&home);
-                let m = run(robot, &next, &obstacles, side, vec![Waypoint::new("home", IkTarget::Pose(goal), 1.5)], None).map_err(fail)?;
-                // The Cartesian path ends at the home hand pose; take the home joints themselves
-                // when IK arrived there, so that repeated actions start from the same configuration.
-                let end = m.final_joints();
-                let close = end.iter().zip(&home).all(|(a, b)| (a - b).abs() < 0.05);
-                next.joints[index(side)] = if close { home } else { end };
+                // Up first, clear of the objects just handled, then home in joint space.
+                let hand = robot.arm(side).world_from_hand(&next.joints[index(side)]);
+                // As high as the objects' tops allow, else a little up.
+                let here = translation(&hand);
+                for rise in [(TRANSIT_HEIGHT - here.z).max(0.12), 0.25, 0.18, 0.12] {
+                    let up = with_translation(&hand, here + Vec3::Z * rise);
+                    if let Ok(m) = run(
+                        robot,
+                        &next,
+                        &obstacles,
+                        side,
+                        vec![Waypoint::new("up", IkTarget::Pose(up), 0.6)],
+                        None,
+                    ) {
+                        next.joints[index(side)] = m.final_joints();
+                        motions.push(m);
+                        break;
+                    }
+                }
+                let m = match joint_move(robot, &next, &obstacles, side, home) {
+                    Ok(m) => m,
+                    // The joint-space sweep hits something: a straight hand path home instead.
+                    Err(e) => {
+                        let goal = robot.arm(side).world_from_hand(&home);
+                        run(
+                            robot,
+                            &next,
+                            &obstacles,
+                            side,
+                            vec![Waypoint::new("home", IkTarget::Pose(goal), 1.5)],
+                            None,
+                        )
+                        .map_err(|_| fail(e))?
+                    }
+                };
+                next.joints[index(side)] =
+                    if m.samples.len() > 1 && same_joints(&m.final_joints(), &home) {
+                        home
+                    } else {
+                        m.final_joints()
+                    };
                 motions.push(m);
             }
         }
     }
-    let metrics = motions.iter().fold(Metrics::NONE, |acc, m| acc.and(Metrics::of(m)));
-    Ok(Simulated { motions, state: next, effect, metrics, head })
+    let metrics = motions
+        .iter()
+        .fold(Metrics::NONE, |acc, m| acc.and(Metrics::of(m)));
+    Ok(Simulated {
+        motions,
+        state: next,
+        effect,
+        metrics,
+        head,
+    })
+}
+
+/// Solves IK for `target` from the arm's joints and moves there in joint space.
+fn move_to_ik(
+    robot: &Robot,
+    state: &PlanState,
+    obstacles: &ObstacleSet,
+    side: Side,
+    target: &IkTarget,
+    label: &str,
+) -> Result<Motion, MotionFailure> {
+    use crate::twin::kinematics::{IkError, IkOptions, Violation};
+    match robot
+        .arm(side)
+        .solve_ik(target, &state.joints[index(side)], &IkOptions::default())
+    {
+        Ok(sol) => joint_move(robot, state, obstacles, side, sol.q),
+        Err(IkError::NotConverged {
+            position_residual,
+            orientation_residual,
+            ..
+        }) => Err(MotionFailure {
+            side,
+            sample: 0,
+            time_s: 0.0,
+            waypoint: 0,
+            violation: Violation::Unreachable {
+                waypoint: label.to_string(),
+                position_residual,
+                orientation_residual,
+            },
+        }),
+    }
+}
+
+/// Moves one arm in joint space to `goal` (minimum-jerk), checking limits, self-collision
+/// and obstacles at every sample: the way home need not be a straight line of the hand.
+fn joint_move(
+    robot: &Robot,
+    state: &PlanState,
+    obstacles: &ObstacleSet,
+    side: Side,
+    goal: Joints,
+) -> Result<Motion, MotionFailure> {
+    use crate::twin::kinematics::{min_jerk, Obstacles, Sample, Violation};
+    let opts = motion_options();
+    let arm = robot.arm(side);
+    let start = state.joints[index(side)];
+    let other = state.joints[index(side.other())];
+    let span = start
+        .iter()
+        .zip(&goal)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    // Slow enough to stay under 1 rad/s on the joint that moves most.
+    let duration = (span / 1.0).max(1.0);
+    let n = (duration / opts.step_s).ceil().max(1.0) as usize;
+    let fail = |sample: usize, violation: Violation| MotionFailure {
+        side,
+        sample,
+        time_s: sample as f32 * opts.step_s,
+        waypoint: 0,
+        violation,
+    };
+    let mut samples = Vec::with_capacity(n + 1);
+    let (mut margin, mut clearance, mut nearest, mut self_cl, mut path) =
+        (1.0f32, f32::INFINITY, None, f32::INFINITY, 0.0f32);
+    let mut prev = start;
+    for i in 0..=n {
+        let s = min_jerk(i as f32 / n as f32);
+        let mut q = start;
+        for j in 0..DOF {
+            q[j] = start[j] + (goal[j] - start[j]) * s;
+        }
+        if let Some(j) = arm.limit_violation(&q, 1e-4) {
+            return Err(fail(i, Violation::JointLimit { joint: j }));
+        }
+        let (ql, qr) = match side {
+            Side::Left => (q, other),
+            Side::Right => (other, q),
+        };
+        let sc = robot.self_clearance(&ql, &qr);
+        if sc.distance < opts.min_self_clearance {
+            return Err(fail(
+                i,
+                Violation::SelfCollision {
+                    a: sc.a,
+                    b: sc.b,
+                    distance: sc.distance,
+                },
+            ));
+        }
+        self_cl = self_cl.min(sc.distance);
+        for (k, c) in arm.capsules(&q).iter().enumerate() {
+            if let Some(cl) = obstacles.capsule_clearance(c, &[]) {
+                if cl.distance < opts.min_clearance {
+                    return Err(fail(
+                        i,
+                        Violation::Collision {
+                            part: arm.link_label(k),
+                            obstacle: cl.obstacle,
+                            distance: cl.distance,
+                        },
+                    ));
+                }
+                if cl.distance < clearance {
+                    clearance = cl.distance;
+                    nearest = Some(cl.obstacle);
+                }
+            }
+        }
+        margin = margin.min(arm.joint_margin(&q));
+        path += prev
+            .iter()
+            .zip(&q)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f32>()
+            .sqrt();
+        prev = q;
+        samples.push(Sample {
+            t: i as f32 * duration / n as f32,
+            q,
+        });
+    }
+    Ok(Motion {
+        side,
+        samples,
+        waypoint_samples: vec![n],
+        min_joint_margin: margin,
+        min_clearance: clearance,
+        nearest_obstacle: nearest,
+        min_self_clearance: self_cl,
+        joint_path_length: path,
+        duration_s: duration,
+        final_world_from_hand: arm.world_from_hand(&goal),
+    })
 }
 
 /// Moves the empty hand back from where it let go: 10 cm against the approach, 5 cm up.
-fn retreat(robot: &Robot, state: &PlanState, arm: Side, object: &str) -> Result<Motion, MotionFailure> {
+fn retreat(
+    robot: &Robot,
+    state: &PlanState,
+    arm: Side,
+    object: &str,
+) -> Result<Motion, MotionFailure> {
     let hand = arm_hand(robot, state, arm);
     let z = Vec3::from(hand.matrix3.z_axis);
     let to = with_translation(&hand, translation(&hand) - z * 0.10 + Vec3::Z * 0.05);
     let obstacles = obstacles(&state.world);
-    run(robot, state, &obstacles, arm, vec![Waypoint::new("retreat", IkTarget::Pose(to), 0.8).excluding(&[object])], None)
+    run(
+        robot,
+        state,
+        &obstacles,
+        arm,
+        vec![Waypoint::new("retreat", IkTarget::Pose(to), 0.8).excluding(&[object])],
+        None,
+    )
 }
 
 fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {
@@ -407,7 +763,10 @@ fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {
 }
 
 fn holding_of(state: &PlanState, object: ObjectId) -> Result<Holding, Cause> {
-    state.holding.filter(|h| h.object == object).ok_or(Cause::NotHolding)
+    state
+        .holding
+        .filter(|h| h.object == object)
+        .ok_or(Cause::NotHolding)
 }
 
 fn centre_base(world: &World, object: ObjectId, centre: &Affine3A) -> Vec3 {

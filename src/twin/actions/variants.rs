@@ -12,7 +12,8 @@ use crate::twin::{hindrance, Hand, ObjectId, PersonId};
 use super::Target;
 
 /// Horizontal approach offsets (deg) around the straight line from an arm's base to an object.
-pub const SIDE_APPROACH_OFFSETS_DEG: [f32; 5] = [0.0, -35.0, 35.0, -70.0, 70.0];
+pub const SIDE_APPROACH_OFFSETS_DEG: [f32; 8] =
+    [0.0, -35.0, 35.0, -70.0, 70.0, -110.0, 110.0, 180.0];
 /// Pour directions (deg, world yaw of the tilt direction) tried around a target.
 pub const POUR_DIRECTIONS_DEG: [f32; 6] = [0.0, 60.0, 120.0, 180.0, 240.0, 300.0];
 
@@ -112,11 +113,15 @@ pub fn ungraspable_reason(world: &World, robot: &Robot, object: ObjectId) -> Opt
         ));
     }
     let fits = o.kind.grasps.iter().any(|g| match (g, o.shape()) {
-        (GraspType::Side, ShapeTemplate::Cylinder { radius, .. }) => {
-            (robot.hand.power.min_diameter..=robot.hand.power.max_diameter).contains(&(2.0 * radius))
+        (GraspType::Side, ShapeTemplate::Cylinder { radius, .. }) => (robot.hand.power.min_diameter
+            ..=robot.hand.power.max_diameter)
+            .contains(&(2.0 * radius)),
+        (GraspType::Top, ShapeTemplate::Box { size }) => {
+            size.x.min(size.y) <= robot.hand.pinch.max_width
         }
-        (GraspType::Top, ShapeTemplate::Box { size }) => size.x.min(size.y) <= robot.hand.pinch.max_width,
-        (GraspType::Top, ShapeTemplate::Cylinder { radius, .. }) => 2.0 * radius <= robot.hand.pinch.max_width,
+        (GraspType::Top, ShapeTemplate::Cylinder { radius, .. }) => {
+            2.0 * radius <= robot.hand.pinch.max_width
+        }
         (GraspType::Side, ShapeTemplate::Box { size }) => {
             size.x.min(size.y) <= robot.hand.power.max_diameter
         }
@@ -260,15 +265,24 @@ pub fn pour_variants(arm: Side) -> Vec<Variant> {
 }
 
 /// Variants of `point`: both arms x two distances of the hand from the shoulder.
+/// How far short of its target a pointing hand stops, metres.
+const POINT_STANDOFF: f32 = 0.15;
+
+/// Pointing variants: each arm, hand at a few distances towards the target.
 pub fn point_variants(robot: &Robot, target: Vec3, table_height: f32) -> Vec<Variant> {
     let mut out = Vec::new();
     for arm in Side::BOTH {
-        let base = Vec3::from(robot.arm(arm).world_from_base.translation);
-        for distance in [0.45, 0.6] {
+        let b = &robot.arm(arm).world_from_base;
+        // Measured from the shoulder (first joint's top), not the mount.
+        let base = Vec3::from(b.translation) + Vec3::from(b.matrix3.z_axis) * 0.2755;
+        // The hand stops well short of the target (pointing, not touching).
+        let to_target = (target - base).length();
+        let longest = (to_target - POINT_STANDOFF).max(0.45);
+        for distance in [0.45f32, 0.55, 0.65].map(|d| d.min(longest)) {
             let dir = (target - base).normalize_or(Vec3::X);
             let mut p = base + dir * distance;
-            // Stay clear of the table top while pointing at things on it.
-            p.z = p.z.max(table_height + 0.2);
+            // Stay above the tallest things on the table while pointing at them.
+            p.z = p.z.max(table_height + 0.32);
             out.push(Variant {
                 arm,
                 grasp: None,

@@ -25,15 +25,23 @@ pub fn check(world: &World, request: &ActionRequest, liquid: Option<&str>) -> Re
                 Ok(())
             } else {
                 let (o, p) = (&world.object(object).name, &world.person(person).name);
-                Err(format!("The hand-over did not work out: {p} does not hold {o}; {}.", whereabouts(world, object)))
+                Err(format!(
+                    "The hand-over did not work out: {p} does not hold {o}; {}.",
+                    whereabouts(world, object)
+                ))
             }
         }
         ActionRequest::MoveTo { object, person } => {
             let (o, p) = (&world.object(object).name, &world.person(person).name);
             if !matches!(world.object(object).placement, Placement::OnTable { .. }) {
-                Err(format!("Moving {o} did not work out: {}.", whereabouts(world, object)))
+                Err(format!(
+                    "Moving {o} did not work out: {}.",
+                    whereabouts(world, object)
+                ))
             } else if !hindrance::reaches(world, person, object).reachable {
-                Err(format!("Moving {o} did not work out: it stands out of {p}'s reach."))
+                Err(format!(
+                    "Moving {o} did not work out: it stands out of {p}'s reach."
+                ))
             } else {
                 Ok(())
             }

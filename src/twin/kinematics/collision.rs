@@ -226,7 +226,7 @@ impl Obstacles for ObstacleSet {
         let probe = shape.compute_bounding_sphere(world_from_shape);
         let mut best: Option<(f32, &str)> = None;
         for o in &self.obstacles {
-            if exclude.iter().any(|e| *e == o.name) {
+            if exclude.contains(&o.name) {
                 continue;
             }
             // Bounding spheres give a cheap lower bound; skip what cannot beat the best.

@@ -340,7 +340,8 @@ impl RobotDescription {
             return Err("head.position has a non-finite value".into());
         }
         for (what, [lo, hi]) in [("pan", head.pan_limits_deg), ("tilt", head.tilt_limits_deg)] {
-            if !(lo < hi) {
+            // Written so that NaN fails too.
+            if lo.is_nan() || hi.is_nan() || lo >= hi {
                 return Err(format!(
                     "head.{what}_limits_deg [{lo}, {hi}] is not increasing"
                 ));
@@ -348,7 +349,7 @@ impl RobotDescription {
         }
         for c in &self.torso.capsules {
             let finite = c.a.iter().chain(c.b.iter()).all(|v| v.is_finite());
-            if !finite || !(c.radius > 0.0) {
+            if !finite || c.radius.is_nan() || c.radius <= 0.0 {
                 return Err(format!("torso capsule '{}' is malformed", c.name));
             }
         }

@@ -189,6 +189,8 @@ fn norm2(e: &[f32; 6]) -> f32 {
 /// Cholesky factor of a 6x6 symmetric positive definite matrix.
 struct Cholesky6([[f64; 6]; 6]);
 
+// Index loops read like the textbook algorithm; iterators would obscure it.
+#[allow(clippy::needless_range_loop)]
 impl Cholesky6 {
     fn new(a: &[[f64; 6]; 6]) -> Option<Self> {
         let mut l = [[0.0f64; 6]; 6];
@@ -324,6 +326,8 @@ impl ArmKinematics {
         q
     }
 
+    // Index loops mirror the matrix algebra (rows r, joints k).
+    #[allow(clippy::needless_range_loop)]
     fn solve_once(&self, target: &IkTarget, seed: &Joints, o: &IkOptions) -> Attempt {
         let w = o.rotation_weight;
         let mut q = self.clamp(seed);

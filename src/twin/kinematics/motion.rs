@@ -469,6 +469,8 @@ impl Robot {
     }
 
     /// All checks for one configuration of the moving arm.
+    // Private helper of `simulate`; a context struct would only rename its locals.
+    #[allow(clippy::too_many_arguments)]
     fn check_sample(
         &self,
         request: &MotionRequest,
