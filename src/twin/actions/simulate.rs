@@ -306,16 +306,16 @@ pub fn simulate(
                     let hover_z = (top + HOVER_CLEAR).max(p.z);
                     IkTarget::approach(Vec3::new(p.x, p.y, hover_z), d)
                 }
-                (other, GraspType::Top) => other.clone(),
+                (other, GraspType::Top) => *other,
             };
             let descend = vec![
-                Waypoint::new("approach", pre.clone(), 0.8),
-                Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra),
+                Waypoint::new("approach", pre, 0.8),
+                Waypoint::new("grasp", at, 0.8).excluding(&extra),
             ];
-            let mut from_above = vec![Waypoint::new("hover", hover.clone(), 1.5)];
+            let mut from_above = vec![Waypoint::new("hover", hover, 1.5)];
             from_above.extend(descend.iter().cloned());
-            let mut direct = vec![Waypoint::new("approach", pre.clone(), 1.5)];
-            direct.push(Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra));
+            let mut direct = vec![Waypoint::new("approach", pre, 1.5)];
+            direct.push(Waypoint::new("grasp", at, 0.8).excluding(&extra));
             // Straight hand paths first (directly, then from above); then joint-space moves
             // to the pre-grasp or hover pose followed by the straight final approach. The
             // first that works is this variant's motion; else the first failure explains it.
@@ -337,7 +337,7 @@ pub fn simulate(
                     (
                         &pre,
                         "approach",
-                        vec![Waypoint::new("grasp", at.clone(), 0.8).excluding(&extra)],
+                        vec![Waypoint::new("grasp", at, 0.8).excluding(&extra)],
                     ),
                     (&hover, "hover", descend.clone()),
                 ] {
