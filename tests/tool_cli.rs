@@ -64,6 +64,7 @@ fn situation_3_daniel_cannot_reach_the_red_glass_but_the_robot_can() {
         r#"{"object_name":"red_glass"}"#,
     ]);
     assert_eq!(robot["facts"]["reachable"], true);
+    assert_eq!(robot["facts"]["method"], "inverse_kinematics");
 }
 
 #[test]

@@ -290,6 +290,9 @@ pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
         Err(error) => return ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
     };
     match tool.category {
+        ToolCategory::Query if name == "check_reach_object_for_robot" && twin.robot.is_ok() => {
+            query::check_reach_object_for_robot_ik(twin, &args)
+        }
         ToolCategory::Query => call_query(&twin.world, name, raw_args),
         ToolCategory::Stop => ToolOutcome::ok("Stopped.", json!({})),
         ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),

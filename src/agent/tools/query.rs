@@ -211,3 +211,58 @@ pub fn check_reach_object_for_robot(world: &World, args: &Args) -> ToolOutcome {
         }),
     )
 }
+
+/// `check_reach_object_for_robot` from inverse kinematics: every grasp variant
+/// of each arm is simulated on the twin (approach, grasp, lift).
+pub fn check_reach_object_for_robot_ik(twin: &crate::twin::Twin, args: &Args) -> ToolOutcome {
+    let world = &twin.world;
+    let object = match args.object(world, "object_name") {
+        Ok(o) => o,
+        Err(text) => return ToolOutcome::failed(text, json!({"error": "object"})),
+    };
+    let robot = &world.robot.name;
+    let thing = object_word(world, object);
+    let arms = crate::twin::actions::arms_reaching(twin, object);
+    let reaching: Vec<&str> = arms
+        .iter()
+        .filter(|(_, ok, _)| *ok)
+        .map(|(h, _, _)| h.as_str())
+        .collect();
+    let reasons: Vec<&str> = arms
+        .iter()
+        .filter(|(_, ok, _)| !*ok)
+        .map(|(_, _, why)| why.as_str())
+        .filter(|why| !why.is_empty())
+        .collect();
+    let text = if !reaching.is_empty() {
+        format!(
+            "{robot} can reach {thing} with its {} arm.",
+            or_list(reaching.iter().copied())
+        )
+    } else if let Some(holder) = world.holder(object) {
+        format!(
+            "{robot} cannot take {thing}: {} is holding it.",
+            person_word(world, holder)
+        )
+    } else if reasons.iter().all(|r| r.starts_with("out of reach")) {
+        format!("{robot} cannot reach {thing}: it is out of reach of both arms.")
+    } else {
+        let mut unique: Vec<&str> = reasons.iter().map(|r| r.trim_end_matches('.')).collect();
+        unique.dedup();
+        match unique.as_slice() {
+            // A whole sentence about the object ("box cannot be grasped: ...") says it all.
+            [one] if one.starts_with(thing) => format!("{one}."),
+            _ => format!("{robot} cannot reach {thing}: {}.", unique.join("; ")),
+        }
+    };
+    ToolOutcome::ok(
+        text,
+        json!({
+            "object": thing,
+            "reachable": !reaching.is_empty(),
+            "arms": reaching,
+            "reasons": reasons,
+            "method": "inverse_kinematics",
+        }),
+    )
+}
