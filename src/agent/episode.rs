@@ -540,3 +540,94 @@ fn example_args(name: &str) -> String {
         None => "{}".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::scripted::ScriptedBrain;
+
+    fn agent(max_messages: usize) -> (Agent, Twin) {
+        let reply = "[[turn.reply]]\ntool_calls = [{ name = \"is_person_busy_or_idle\", arguments = { person_name = \"Daniel\" } }]\n[[turn.reply]]\ntool_calls = [{ name = \"stop\" }]\n";
+        let script = format!("[[turn]]\n{reply}").repeat(4);
+        let brain = ScriptedBrain::from_toml_str(&script, "test").expect("script");
+        let texts = ToolTexts::load_default().expect("texts");
+        let character = Character::load("full", "the_robot").expect("character");
+        let settings = AgentSettings {
+            history_max_messages: max_messages,
+            ..AgentSettings::default()
+        };
+        let agent = Agent::new(
+            Box::new(brain),
+            character,
+            &texts,
+            "the_robot",
+            settings,
+            GuardSettings::default(),
+        );
+        (agent, Twin::load("softdrinks").expect("scene"))
+    }
+
+    #[tokio::test]
+    async fn the_history_drops_old_tool_chatter_first_and_keeps_what_people_said() {
+        let (mut agent, mut twin) = agent(8);
+        let mut events = Vec::new();
+        let lines = [
+            "Felix said to Daniel: one",
+            "Felix said to Daniel: two",
+            "Felix said to Daniel: three",
+            "Felix said to Daniel: four",
+        ];
+        for line in lines {
+            let turn = Turn::parse(line).expect("turn");
+            agent.handle_turn(&turn, &mut twin, &mut events).await;
+        }
+        let history = agent.history();
+        assert!(history.len() <= 8, "{} messages", history.len());
+        let said: Vec<&str> = history
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::User { content } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        // The latest turns are all there; the oldest tool chatter went first.
+        assert!(
+            said.contains(&"Felix said to Daniel: four")
+                && said.contains(&"Felix said to Daniel: three")
+        );
+        // Every tool result still follows the assistant message that asked for it.
+        for (i, m) in history.iter().enumerate() {
+            if let ChatMessage::Tool { call_id, .. } = m {
+                let asked = history[..i].iter().rev().find_map(|p| match p {
+                    ChatMessage::Assistant { tool_calls, .. } => {
+                        Some(tool_calls.iter().any(|c| &c.id == call_id))
+                    }
+                    _ => None,
+                });
+                assert_eq!(asked, Some(true), "orphan tool result {call_id}");
+            }
+        }
+    }
+
+    #[test]
+    fn calls_run_look_talk_move_stop() {
+        let mut names = vec![
+            "stop",
+            "pour_into",
+            "speak",
+            "gaze",
+            "check_hindering_reasons",
+        ];
+        names.sort_by_key(|n| rank(n));
+        assert_eq!(
+            names,
+            [
+                "check_hindering_reasons",
+                "gaze",
+                "speak",
+                "pour_into",
+                "stop"
+            ]
+        );
+    }
+}

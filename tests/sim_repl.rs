@@ -1,0 +1,86 @@
+//! The REPL of `attentive sim`: turns in both forms, commands, and malformed
+//! lines that get a hint instead of an exit.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn repl(input: &str, json: bool) -> (String, String, bool) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_attentive"));
+    command.current_dir(root);
+    if json {
+        command.arg("--json");
+    }
+    let mut child = command
+        .args([
+            "sim",
+            "--brain",
+            "scripted",
+            "--responses",
+            "tests/fixtures/situated_responses.toml",
+        ])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start attentive sim");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).expect("write stdin");
+    }
+    let output = child.wait_with_output().expect("sim ends");
+    (
+        String::from_utf8_lossy(&output.stdout).to_string(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+        output.status.success(),
+    )
+}
+
+#[test]
+fn turns_commands_and_hints() {
+    let input = "Felix said to Daniel: Hey Daniel, what do we have to drink?\n\
+                 this is not a turn\n\
+                 :busy Daniel smartphone\n\
+                 :busy Nobody smartphone\n\
+                 :state\n\
+                 :free Daniel\n\
+                 :frobnicate\n\
+                 :quit\n";
+    let (stdout, stderr, ok) = repl(input, false);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with("attentive sim: scene softdrinks, character full, brain scripted"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Felix -> Daniel: Hey Daniel, what do we have to drink?"));
+    assert!(stdout.contains("not a turn: write 'Felix said to Daniel: text'"));
+    assert!(stdout.contains("Daniel now holds smartphone"));
+    assert!(stdout.contains("no person 'Nobody'"));
+    assert!(stdout.contains("Daniel: busy, holding smartphone"));
+    assert!(stdout.contains("Daniel put down smartphone."));
+    assert!(stdout.contains("unknown command ':frobnicate'"));
+}
+
+#[test]
+fn json_events_and_the_arrow_form() {
+    let (stdout, stderr, ok) = repl(
+        "Felix -> Daniel: Hey Daniel, what do we have to drink?\n:state\n",
+        true,
+    );
+    assert!(ok, "{stderr}");
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(events[0]["type"], "turn");
+    assert_eq!(events[0]["speaker"], "Felix");
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "episode_end" && e["reason"] == "stop"));
+    assert_eq!(
+        events.last().map(|e| e["type"].clone()),
+        Some("state".into())
+    );
+    // The banner goes to stderr so that stdout stays pure JSON.
+    assert!(stderr.contains("brain scripted"));
+}
