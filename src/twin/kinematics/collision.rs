@@ -216,6 +216,10 @@ pub fn signed_distance(pose1: &Pose, shape1: &dyn Shape, pose2: &Pose, shape2: &
     }
 }
 
+/// Clearances are exact below this distance, metres; above it `clearance` may
+/// report a lower bound (from bounding spheres) instead of the exact distance.
+pub const EXACT_WITHIN: f32 = 0.10;
+
 impl Obstacles for ObstacleSet {
     fn clearance(
         &self,
@@ -235,6 +239,12 @@ impl Obstacles for ObstacleSet {
                 if lower >= d {
                     continue;
                 }
+            }
+            // Far away, the bound is all anyone needs: nothing ranks or fails on
+            // clearances this large, and the exact query (GJK) is the planner's hot spot.
+            if lower >= EXACT_WITHIN {
+                best = Some((lower, &o.name));
+                continue;
             }
             let d = signed_distance(
                 world_from_shape,
