@@ -302,45 +302,19 @@ impl Agent {
                     call.name,
                     example_args(&call.name)
                 );
-                events.emit(Event::Warning {
-                    kind: "malformed_arguments".into(),
-                    detail: text.clone(),
-                });
-                events.emit(Event::ToolCall {
-                    name: call.name.clone(),
-                    args: Value::String(call.arguments.clone()),
-                    ok: false,
-                    result: text.clone(),
-                });
+                let raw = Value::String(call.arguments.clone());
+                refuse(events, "malformed_arguments", &call.name, raw, &text);
                 return (text, flags);
             }
         };
         let Some(definition) = tools::definition(&call.name) else {
             let outcome = tools::unknown_tool(&call.name);
-            events.emit(Event::Warning {
-                kind: "unknown_tool".into(),
-                detail: outcome.text.clone(),
-            });
-            events.emit(Event::ToolCall {
-                name: call.name.clone(),
-                args,
-                ok: false,
-                result: outcome.text.clone(),
-            });
+            refuse(events, "unknown_tool", &call.name, args, &outcome.text);
             return (outcome.text, flags);
         };
         if let Err(error) = tools::Args::parse(definition, &args) {
             let text = error.to_string();
-            events.emit(Event::Warning {
-                kind: "malformed_arguments".into(),
-                detail: text.clone(),
-            });
-            events.emit(Event::ToolCall {
-                name: call.name.clone(),
-                args,
-                ok: false,
-                result: text.clone(),
-            });
+            refuse(events, "malformed_arguments", &call.name, args, &text);
             return (text, flags);
         }
         if definition.category == ToolCategory::Stop {
@@ -364,30 +338,12 @@ impl Agent {
                 call.name,
                 *count - 1
             );
-            events.emit(Event::Warning {
-                kind: "repeated_call".into(),
-                detail: text.clone(),
-            });
-            events.emit(Event::ToolCall {
-                name: call.name.clone(),
-                args,
-                ok: false,
-                result: text.clone(),
-            });
+            refuse(events, "repeated_call", &call.name, args, &text);
             flags.end_repeated = state.repeat_warnings > 1;
             return (text, flags);
         }
         if let Some(refusal) = self.guard(definition.category, &call.name, &args, twin, state) {
-            events.emit(Event::Warning {
-                kind: refusal.0.into(),
-                detail: refusal.1.clone(),
-            });
-            events.emit(Event::ToolCall {
-                name: call.name.clone(),
-                args,
-                ok: false,
-                result: refusal.1.clone(),
-            });
+            refuse(events, refusal.0, &call.name, args, &refusal.1);
             return (refusal.1, flags);
         }
         let outcome: ToolOutcome = tools::call(twin, &call.name, &args);
@@ -516,6 +472,20 @@ impl Agent {
 struct CallFlags {
     stop: bool,
     end_repeated: bool,
+}
+
+/// Records a call that was not run: a warning and the failed call, with the text the LLM reads.
+fn refuse(events: &mut dyn EventSink, kind: &str, name: &str, args: Value, text: &str) {
+    events.emit(Event::Warning {
+        kind: kind.to_string(),
+        detail: text.to_string(),
+    });
+    events.emit(Event::ToolCall {
+        name: name.to_string(),
+        args,
+        ok: false,
+        result: text.to_string(),
+    });
 }
 
 /// The scene's name of a person mentioned as `name`, if it is one.

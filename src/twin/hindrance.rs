@@ -175,10 +175,7 @@ mod tests {
     use crate::twin::scene;
 
     fn kinds() -> KindCatalog {
-        KindCatalog::load(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"),
-        )
-        .expect("kinds")
+        KindCatalog::load_shipped().expect("shipped kinds")
     }
 
     /// One viewer at (0, -0.7) facing +y, eyes at 1.2 m, a bottle at (0, 0.1) and

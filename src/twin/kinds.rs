@@ -133,6 +133,11 @@ impl KindCatalog {
         Self::from_toml_str(&text, &path.display().to_string())
     }
 
+    /// The shipped kinds, `<data root>/scenes/kinds.toml`.
+    pub fn load_shipped() -> Result<Self, KindError> {
+        Self::load(&crate::paths::data_root().join("scenes/kinds.toml"))
+    }
+
     /// Parses and validates kinds from TOML text; `origin` names the text in errors.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, KindError> {
         let entries: BTreeMap<String, KindEntry> =

@@ -567,8 +567,7 @@ yaw_deg = 90
 "#;
 
     fn kinds() -> KindCatalog {
-        KindCatalog::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/kinds.toml"))
-            .expect("kinds")
+        KindCatalog::load_shipped().expect("shipped kinds")
     }
 
     fn problems_of(extra: &str) -> String {
