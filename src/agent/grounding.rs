@@ -108,16 +108,14 @@ fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
         .iter()
         .filter(|e| query_words.iter().all(|q| e.vocabulary().any(|v| v == q)))
         .map(|e| {
-            let distinguishing: Vec<&String> = e
+            // Name words beyond the kind that the query left unsaid; a property word
+            // ("coke") matches but does not say a name word ("cola").
+            let unsaid = e
                 .name_words
                 .iter()
-                .filter(|w| !e.kind_words.contains(w))
-                .collect();
-            let said = query_words
-                .iter()
-                .filter(|q| !e.kind_words.contains(q))
+                .filter(|w| !e.kind_words.contains(w) && !query_words.contains(w))
                 .count();
-            (distinguishing.len().saturating_sub(said), e.id)
+            (unsaid, e.id)
         })
         .collect();
     scored.sort_by_key(|(penalty, _)| *penalty);
@@ -252,6 +250,7 @@ mod tests {
             ("Cola Zero", "cola_zero_bottle"),
             ("the coke zero", "cola_zero_bottle"),
             ("the red glass", "red_glass"),
+            ("coca cola", "cola_bottle"),
             ("red glasses", "red_glass"),
             ("the fanta botle", "fanta_bottle"),
             ("phone", "smartphone"),

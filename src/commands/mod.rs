@@ -8,6 +8,7 @@ use attentive::twin::scene;
 
 use crate::cli::{Cli, Command, ConfigCommand};
 
+mod eval;
 mod listen;
 mod sim;
 mod tool;
@@ -42,7 +43,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         },
-        Command::Eval(_) => not_built("eval", "issue 5"),
+        Command::Eval(args) => eval::run(&args, cli.json, config),
         Command::Run(_) => not_built("run", "the daemon issue"),
     }
 }

@@ -12,6 +12,7 @@ use attentive::agent::{Agent, Character, EventSink, Turn};
 use attentive::config::Settings;
 use attentive::eval::script::{apply_before, Script};
 use attentive::events::Event;
+use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::llm::{ChatBackend, OpenAiCompatible};
 use attentive::twin::Twin;
@@ -114,6 +115,7 @@ pub fn build_backend(
     brain: &str,
     settings: &Settings,
     responses: Option<&Path>,
+    world: &attentive::twin::World,
 ) -> anyhow::Result<Box<dyn ChatBackend>> {
     Ok(match brain {
         "llm" => Box::new(OpenAiCompatible::from_settings(&settings.llm)?),
@@ -121,7 +123,7 @@ pub fn build_backend(
             let path = responses.context("the scripted brain needs --responses FILE")?;
             Box::new(ScriptedBrain::load(path)?)
         }
-        "rules" => bail!("the rules brain is not built yet (issue 5); use --brain llm with --llm-url URL, or --brain scripted"),
+        "rules" => Box::new(RulesBrain::new(world)),
         other => bail!("unknown brain '{other}': use llm, rules or scripted"),
     })
 }
@@ -173,7 +175,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     }
     let character = Character::load(&character_name, &twin.world.robot.name)?;
     let texts = ToolTexts::load_default()?;
-    let backend = build_backend(&brain, &settings, args.responses.as_deref())?;
+    let backend = build_backend(&brain, &settings, args.responses.as_deref(), &twin.world)?;
     let mut printer = Printer::new(json);
     let banner = format!(
         "attentive sim: scene {}, character {}, brain {} ({})",

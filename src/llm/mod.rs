@@ -7,6 +7,7 @@
 pub mod lenient;
 pub mod openai;
 pub mod retry;
+pub mod rules;
 pub mod scripted;
 
 pub use openai::OpenAiCompatible;

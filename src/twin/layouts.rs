@@ -10,11 +10,13 @@
 
 use glam::Vec2;
 
+use super::actions::{self, ActionRequest};
 use super::hindrance;
 use super::kinds::ShapeTemplate;
 use super::robot_reach;
 use super::scene::{self, SceneError};
 use super::world::{ObjectId, PersonId, World};
+use super::Twin;
 
 /// The scenarios of the paper, by scene name.
 pub const SCENARIOS: [&str; 3] = ["softdrinks", "coffee", "dinner"];
@@ -103,23 +105,24 @@ pub enum LayoutError {
     },
 }
 
-/// Parking spots on the sender's side, far from the receiver's sight lines.
+/// Parking spots at the far end of the table, out of the receiver's sight lines
+/// and the robot's working space.
 const PARKING: [[f32; 2]; 8] = [
-    [-0.5, 0.3],
-    [-0.3, 0.31],
-    [-0.1, 0.32],
-    [0.1, 0.32],
     [0.3, 0.3],
-    [0.5, 0.3],
+    [0.45, 0.3],
+    [0.3, 0.12],
     [0.45, 0.12],
-    [0.2, 0.14],
+    [0.3, -0.12],
+    [0.45, -0.3],
+    [0.3, -0.3],
+    [0.2, 0.3],
 ];
 /// Where the box waits when it should hide nothing.
-const BOX_PARKING: [f32; 2] = [0.5, -0.05];
+const BOX_PARKING: [f32; 2] = [0.53, 0.0];
 /// Where the phone lies when the receiver is not busy.
-const PHONE_PARKING: [f32; 2] = [0.05, 0.15];
-/// Free space between the object and the box standing in front of it.
-const BOX_GAP: f32 = 0.02;
+const PHONE_PARKING: [f32; 2] = [0.18, -0.3];
+/// Free space between the object and the box standing in front of it, tried in order.
+const BOX_GAPS: [f32; 3] = [0.10, 0.05, 0.02];
 
 /// All 20 cases of one scenario.
 pub fn generate(scenario: &'static str) -> Result<Vec<LayoutCase>, LayoutError> {
@@ -131,8 +134,10 @@ pub fn generate(scenario: &'static str) -> Result<Vec<LayoutCase>, LayoutError> 
     let receiver = base
         .person_named(RECEIVER)
         .ok_or_else(|| unsuitable("no person Daniel"))?;
-    base.person_named(SENDER)
+    let sender = base
+        .person_named(SENDER)
         .ok_or_else(|| unsuitable("no person Felix"))?;
+    let mut planner = Twin::from_world(base.clone());
     let occluder = base
         .object_named("box")
         .ok_or_else(|| unsuitable("no object box"))?;
@@ -152,8 +157,17 @@ pub fn generate(scenario: &'static str) -> Result<Vec<LayoutCase>, LayoutError> 
     for layout in 0..LAYOUTS {
         let target = requested[layout];
         for case in Case::ALL {
+            let people = (sender, receiver);
             let world = build_case(
-                &base, layout, case, target, &requested, occluder, phone, receiver,
+                &base,
+                &mut planner,
+                layout,
+                case,
+                target,
+                &requested,
+                occluder,
+                phone,
+                people,
             )
             .ok_or_else(|| LayoutError::NoPosition {
                 scene: scenario.to_string(),
@@ -185,13 +199,14 @@ pub fn generate_all() -> Result<Vec<LayoutCase>, LayoutError> {
 #[allow(clippy::too_many_arguments)]
 fn build_case(
     base: &World,
+    planner: &mut Twin,
     layout: usize,
     case: Case,
     target: ObjectId,
     requested: &[ObjectId],
     occluder: ObjectId,
     phone: ObjectId,
-    receiver: PersonId,
+    (sender, receiver): (PersonId, PersonId),
 ) -> Option<World> {
     let mut world = base.clone();
     // Park the other objects; the rotation differs per layout.
@@ -211,7 +226,16 @@ fn build_case(
         world.make_busy_with(receiver, phone).ok()?;
     }
     let eyes = world.person(receiver).eyes().truncate();
-    for candidate in candidates(layout) {
+    // Visibility cases try a few box distances: farther leaves the hands room.
+    let gaps: &[f32] = if case == Case::Visibility {
+        &BOX_GAPS
+    } else {
+        &[0.0]
+    };
+    for (candidate, gap) in candidates(layout)
+        .into_iter()
+        .flat_map(|c| gaps.iter().map(move |g| (c, *g)))
+    {
         let mut trial = world.clone();
         trial.place_on_table(target, candidate);
         if case == Case::Visibility {
@@ -220,8 +244,7 @@ fn build_case(
                 ShapeTemplate::Box { size } => size.x,
                 other => 2.0 * other.footprint_radius(),
             };
-            let distance =
-                trial.object(target).shape().footprint_radius() + 0.5 * box_depth + BOX_GAP;
+            let distance = trial.object(target).shape().footprint_radius() + 0.5 * box_depth + gap;
             let box_at = candidate + towards_eyes * distance;
             // Face the box's broad side to the receiver.
             let yaw = towards_eyes.y.atan2(towards_eyes.x);
@@ -230,29 +253,45 @@ fn build_case(
         if !scene::table_problems(&trial).is_empty() {
             continue;
         }
-        if has_exactly(&trial, receiver, target, case) {
-            return Some(trial);
+        if !has_exactly(&trial, receiver, target, case) {
+            continue;
         }
+        // The robot must be able to help: the hand-over to the sender plans.
+        if case != Case::Unobtrusive {
+            planner.world = trial.clone();
+            let request = ActionRequest::HandOver {
+                object: target,
+                person: sender,
+            };
+            let feasible =
+                matches!(actions::plan(planner, request), Ok((outcome, _)) if outcome.plan.is_ok());
+            if !feasible {
+                continue;
+            }
+        }
+        return Some(trial);
     }
     None
 }
 
-/// Candidate positions for the requested object, in an order that depends on the layout.
+/// Candidate positions for the requested object, in an order that depends on
+/// the layout: the part of the table in front of the robot where its arms work.
 fn candidates(layout: usize) -> Vec<Vec2> {
+    const XS: usize = 12;
     let mut all = Vec::new();
     for iy in 0..15 {
-        for ix in 0..21 {
-            let x = -0.5 + 0.05 * ix as f32;
+        for ix in 0..XS {
+            let x = -0.4 + 0.05 * ix as f32;
             let y = -0.35 + 0.05 * iy as f32;
             all.push(Vec2::new(x, y));
         }
     }
     // Start each layout somewhere else along the table.
-    let offset = (layout * 4) % 21;
+    let offset = (layout * 5) % XS;
     all.sort_by_key(|p| {
-        let ix = ((p.x + 0.5) / 0.05).round() as usize;
+        let ix = ((p.x + 0.4) / 0.05).round() as usize;
         (
-            (ix + 21 - offset) % 21,
+            (ix + XS - offset) % XS,
             ((p.y + 0.35) / 0.05).round() as usize,
         )
     });
