@@ -84,3 +84,38 @@ fn json_events_and_the_arrow_form() {
     // The banner goes to stderr so that stdout stays pure JSON.
     assert!(stderr.contains("brain scripted"));
 }
+
+#[test]
+fn without_options_sim_runs_softdrinks_with_the_rules_baseline_when_no_llm_is_configured() {
+    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("sim")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ATTENTIVE_LLM__BASE_URL")
+        .env_remove("ATTENTIVE_SIM__BRAIN")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin.write_all(
+                    b"Felix said to Daniel: Daniel, please hand me the red glass.\n:quit\n",
+                )?;
+            }
+            child.wait_with_output()
+        })
+        .expect("run attentive sim");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let first = stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("scene softdrinks")
+            && first.contains("brain rules (rules baseline (no LLM))"),
+        "{first}"
+    );
+    assert!(
+        stdout.contains("robot hand_object_over_to_person: You handed red_glass to Felix"),
+        "{stdout}"
+    );
+}

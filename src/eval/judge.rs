@@ -280,3 +280,253 @@ fn quoted(words: &[&String]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn world_after(give_to: Option<&str>) -> World {
+        let mut world = crate::twin::scene::load("softdrinks").expect("scene");
+        if let Some(person) = give_to {
+            let p = world.person_named(person).expect("person");
+            let glass = world.object_named("red_glass").expect("glass");
+            world.give_to_person(glass, p).expect("free hand");
+        }
+        world
+    }
+
+    fn speech(text: &str) -> Event {
+        Event::Speech {
+            to: "Felix".into(),
+            text: text.into(),
+        }
+    }
+
+    fn action(ok: bool, detail: &str) -> Event {
+        Event::Action {
+            name: "hand_object_over_to_person".into(),
+            args: json!({"object_name": "red_glass", "person_name": "Felix"}),
+            ok,
+            detail: detail.into(),
+        }
+    }
+
+    fn end(reason: &str) -> Event {
+        Event::EpisodeEnd {
+            reason: reason.into(),
+            llm_calls: 3,
+        }
+    }
+
+    fn help_red_glass(state: &[ExpectedState]) -> Expectation<'_> {
+        Expectation {
+            expect: Expect::Help,
+            reason: Some("reach"),
+            state,
+            speech: &[],
+            sender: "Felix",
+            receiver: "Daniel",
+        }
+    }
+
+    fn at_felix() -> Vec<ExpectedState> {
+        vec![ExpectedState {
+            object: "red_glass".into(),
+            contains: None,
+            at: Some("Felix".into()),
+        }]
+    }
+
+    #[test]
+    fn explained_then_helped_is_success() {
+        let state = at_felix();
+        let events = [
+            speech("Daniel cannot reach the red glass, so I hand it to you."),
+            action(true, "You handed red_glass to Felix."),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Success, "{}", v.why);
+    }
+
+    #[test]
+    fn helping_the_receiver_instead_of_the_sender_is_partial() {
+        let state = at_felix();
+        let events = [
+            speech("Daniel cannot reach it."),
+            action(true, "You handed red_glass to Daniel."),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Daniel")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(
+            v.why.contains("Daniel (the receiver) instead of Felix"),
+            "{}",
+            v.why
+        );
+    }
+
+    #[test]
+    fn acting_without_speaking_first_is_partial() {
+        let state = at_felix();
+        let events = [
+            action(true, "done"),
+            speech("Daniel could not reach it."),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(v.why.contains("without explaining"), "{}", v.why);
+    }
+
+    #[test]
+    fn the_wrong_reason_is_partial() {
+        let state = at_felix();
+        let events = [
+            speech("Daniel is on his phone."),
+            action(true, "done"),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(v.why.contains("reason"), "{}", v.why);
+    }
+
+    #[test]
+    fn a_refused_action_or_a_limit_is_an_execution_error() {
+        let state = at_felix();
+        let events = [
+            speech("Daniel cannot reach it."),
+            action(false, "red_glass is out of reach of both arms."),
+            end("stop"),
+        ];
+        let v = judge(&events, &world_after(None), &help_red_glass(&state));
+        assert_eq!(v.category, Category::ExecutionError);
+        assert!(v.why.contains("out of reach"), "{}", v.why);
+        let events = [speech("Daniel cannot reach it."), end("llm_call_limit")];
+        let v = judge(&events, &world_after(None), &help_red_glass(&state));
+        assert_eq!(v.category, Category::ExecutionError);
+        let events = [end("timeout")];
+        assert_eq!(
+            judge(&events, &world_after(None), &help_red_glass(&state)).category,
+            Category::ExecutionError
+        );
+    }
+
+    #[test]
+    fn doing_nothing_when_help_is_needed_is_undesired() {
+        let state = at_felix();
+        let v = judge(&[end("stop")], &world_after(None), &help_red_glass(&state));
+        assert_eq!(v.category, Category::Undesired);
+    }
+
+    #[test]
+    fn speaking_or_acting_when_it_should_stay_silent_is_undesired() {
+        let silent = Expectation {
+            expect: Expect::Silent,
+            reason: None,
+            state: &[],
+            speech: &[],
+            sender: "Felix",
+            receiver: "Daniel",
+        };
+        let v = judge(
+            &[speech("We have cola."), end("stop")],
+            &world_after(None),
+            &silent,
+        );
+        assert_eq!(v.category, Category::Undesired);
+        let v = judge(
+            &[action(true, "done"), end("stop")],
+            &world_after(None),
+            &silent,
+        );
+        assert_eq!(v.category, Category::Undesired);
+        let v = judge(&[end("stop")], &world_after(None), &silent);
+        assert_eq!(v.category, Category::Success);
+    }
+
+    #[test]
+    fn corrections_need_their_words() {
+        let words = vec!["cola zero".to_string()];
+        let correct = Expectation {
+            expect: Expect::Correct,
+            reason: None,
+            state: &[],
+            speech: &words,
+            sender: "Daniel",
+            receiver: "Felix",
+        };
+        assert_eq!(
+            judge(
+                &[speech("There is also cola zero."), end("stop")],
+                &world_after(None),
+                &correct
+            )
+            .category,
+            Category::Success
+        );
+        assert_eq!(
+            judge(
+                &[speech("You forgot something."), end("stop")],
+                &world_after(None),
+                &correct
+            )
+            .category,
+            Category::Partial
+        );
+        assert_eq!(
+            judge(&[end("stop")], &world_after(None), &correct).category,
+            Category::Undesired
+        );
+    }
+
+    #[test]
+    fn a_state_that_only_partly_holds_is_partial() {
+        let state = vec![
+            ExpectedState {
+                object: "red_glass".into(),
+                contains: Some("cola".into()),
+                at: None,
+            },
+            ExpectedState {
+                object: "red_glass".into(),
+                contains: None,
+                at: Some("Felix".into()),
+            },
+        ];
+        let events = [
+            speech("Daniel cannot reach it."),
+            action(true, "done"),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(
+            v.why.contains("contains nothing instead of cola"),
+            "{}",
+            v.why
+        );
+    }
+}

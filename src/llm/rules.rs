@@ -352,7 +352,18 @@ impl RulesBrain {
                         json!({"object_name": object}),
                     )]);
                 };
-                Facts::from_robot_check(&check.result)
+                let facts = Facts::from_robot_check(&check.result);
+                if facts.object.is_none() && facts.ambiguous.is_none() {
+                    // Asked directly but unable: say why, once.
+                    if spoke(done) {
+                        return None;
+                    }
+                    return Some(vec![call(
+                        "speak",
+                        json!({"person_name": self.sender(turn), "text": format!("Sorry, I cannot: {}", check.result)}),
+                    )]);
+                }
+                facts
             }
         };
         if let Some(candidates) = &facts.ambiguous {
@@ -510,7 +521,8 @@ impl Facts {
                 ..Self::default()
             };
         }
-        let object = text.split(" reach ").nth(1).map(|rest| {
+        // Only "... can reach X with its ... arm." names an object the robot can take.
+        let object = text.split(" can reach ").nth(1).map(|rest| {
             rest.chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect()
