@@ -55,6 +55,8 @@ pub struct Settings {
     pub guards: GuardSettings,
     /// Text-only simulation defaults.
     pub sim: SimSettings,
+    /// The speech front end.
+    pub audio: crate::frontend::settings::AudioSettings,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,

@@ -65,24 +65,9 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
     }
 }
 
-/// The `[audio]` section of the configuration file, defaults otherwise.
-///
-/// Stop-gap until `config.rs` carries `audio: AudioSettings`; reads only that table.
+/// The `[audio]` section of the layered configuration (file, then `ATTENTIVE_AUDIO__*`).
 fn audio_settings(config: Option<&Path>) -> anyhow::Result<AudioSettings> {
-    let Some(path) = config else {
-        return Ok(AudioSettings::default());
-    };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let table: toml::Table =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    match table.get("audio") {
-        Some(v) => v
-            .clone()
-            .try_into()
-            .with_context(|| format!("the [audio] section of {}", path.display())),
-        None => Ok(AudioSettings::default()),
-    }
+    Ok(attentive::config::Settings::load(config)?.audio)
 }
 
 /// A scene name under `scenes/`, or a path.

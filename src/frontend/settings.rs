@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 /// Settings of the speech front end: the `[audio]` section of the configuration.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AudioSettings {
     /// Input device name (as cpal lists it); `None` takes the default device.
@@ -34,7 +34,7 @@ pub struct AudioSettings {
 }
 
 /// Voice activity detection and utterance segmentation.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct VadSettings {
     /// Speech probability (0..1) above which a 16 ms frame counts as voiced.
@@ -50,7 +50,7 @@ pub struct VadSettings {
 }
 
 /// Whisper recognition.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AsrSettings {
     /// Path of the ggml model; the environment variable `ATTENTIVE_WHISPER_MODEL` overrides it.
