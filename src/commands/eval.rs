@@ -51,6 +51,10 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
     let make_brain = |world: &World| -> Result<Box<dyn ChatBackend>, String> {
         build_backend(&brain, &settings, None, world).map_err(|e| format!("{e:#}"))
     };
+    // A brain that cannot start (no key, bad URL) is one clear error, not N failed episodes.
+    if let Some(first) = episodes.first() {
+        make_brain(&first.world).map_err(anyhow::Error::msg)?;
+    }
     let runner = Runner {
         brain: &make_brain,
         character: character.clone(),
