@@ -202,6 +202,31 @@ impl Default for SimSettings {
     }
 }
 
+/// Rewrites floats that went through f32 -> f64 ("0.6000000238418579") in their
+/// shortest f32 form ("0.6"), so that `config show` reads as it was written.
+fn shortest_floats(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut token = String::new();
+    let flush = |token: &mut String, out: &mut String| {
+        let long_float = token.len() > 10 && token.contains('.') && !token.contains('"');
+        match token.parse::<f64>() {
+            Ok(v) if long_float && v.is_finite() => out.push_str(&format!("{:?}", v as f32)),
+            _ => out.push_str(token),
+        }
+        token.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+') {
+            token.push(c);
+        } else {
+            flush(&mut token, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut token, &mut out);
+    out
+}
+
 impl Settings {
     /// Load defaults, then the configuration file, then `ATTENTIVE_*` environment variables.
     pub fn load(explicit_file: Option<&Path>) -> Result<Settings, ConfigError> {
@@ -304,7 +329,7 @@ impl Settings {
             None => out.push_str(" (no file: defaults and environment)\n"),
         }
         let body = match toml::to_string(self) {
-            Ok(text) => text,
+            Ok(text) => shortest_floats(&text),
             Err(e) => return format!("{out}# cannot render: {e}\n"),
         };
         let key_present = self.llm.read_api_key().is_some();
