@@ -228,6 +228,16 @@ fn shortest_floats(text: &str) -> String {
 }
 
 impl Settings {
+    /// The brain to use: the one asked for, else `[sim] brain`, else the LLM
+    /// when an endpoint is configured and the rules baseline otherwise.
+    pub fn brain(&self, asked: Option<&str>) -> String {
+        match asked.or(self.sim.brain.as_deref()) {
+            Some(brain) => brain.to_string(),
+            None if self.llm.endpoint_configured() => "llm".into(),
+            None => "rules".into(),
+        }
+    }
+
     /// Load defaults, then the configuration file, then `ATTENTIVE_*` environment variables.
     pub fn load(explicit_file: Option<&Path>) -> Result<Settings, ConfigError> {
         let env: HashMap<String, String> = std::env::vars().collect();

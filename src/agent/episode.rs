@@ -300,7 +300,7 @@ impl Agent {
                 let text = format!(
                     "The arguments of {} are not valid JSON ({error}); send a JSON object such as {}.",
                     call.name,
-                    example_args(&call.name)
+                    tools::definition(&call.name).map_or_else(|| "{}".to_string(), |d| d.example())
                 );
                 let raw = Value::String(call.arguments.clone());
                 refuse(events, "malformed_arguments", &call.name, raw, &text);
@@ -499,16 +499,6 @@ fn person_name(twin: &Twin, name: &str) -> Option<String> {
 fn canonical(args: &Value) -> String {
     // serde_json's maps are sorted, so this text is the same for equal arguments.
     args.to_string().to_lowercase()
-}
-
-fn example_args(name: &str) -> String {
-    match tools::definition(name) {
-        Some(d) => {
-            let fields: Vec<String> = d.args.iter().map(|a| format!("\"{a}\": \"...\"")).collect();
-            format!("{{{}}}", fields.join(", "))
-        }
-        None => "{}".into(),
-    }
 }
 
 #[cfg(test)]

@@ -18,17 +18,7 @@ use crate::cli::EvalArgs;
 /// Runs the evaluation and prints verdicts and the summary.
 pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let settings = settings_with(config, &args.llm_url, &args.model)?;
-    let brain = args
-        .brain
-        .clone()
-        .or_else(|| settings.sim.brain.clone())
-        .unwrap_or_else(|| {
-            if settings.llm.endpoint_configured() {
-                "llm".into()
-            } else {
-                "rules".into()
-            }
-        });
+    let brain = settings.brain(args.brain.as_deref());
     if brain == "scripted" {
         bail!("eval runs the llm or the rules brain; the scripted brain replays one script with `attentive sim --script`");
     }

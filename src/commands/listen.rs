@@ -1,6 +1,6 @@
 //! `attentive listen`: the speech front end alone (issue 6).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -17,7 +17,7 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
     if let Some(t) = args.threads {
         settings.asr.threads = t;
     }
-    let scene = scene_path(&args.scene);
+    let scene = attentive::paths::resolve(&args.scene, "scenes", "toml");
     let participants = participants_from_scene_file(&scene, settings.array_offset)
         .with_context(|| format!("loading the people of scene {:?}", args.scene))?;
     let recognizer = match &args.model {
@@ -68,14 +68,4 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
 /// The `[audio]` section of the layered configuration (file, then `ATTENTIVE_AUDIO__*`).
 fn audio_settings(config: Option<&Path>) -> anyhow::Result<AudioSettings> {
     Ok(attentive::config::Settings::load(config)?.audio)
-}
-
-/// A scene name under `scenes/`, or a path.
-fn scene_path(scene: &str) -> PathBuf {
-    let p = PathBuf::from(scene);
-    if p.extension().is_some() || p.components().count() > 1 {
-        p
-    } else {
-        PathBuf::from("scenes").join(format!("{scene}.toml"))
-    }
 }

@@ -158,17 +158,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         .clone()
         .or_else(|| script.as_ref().and_then(|s| s.character.clone()))
         .unwrap_or_else(|| settings.sim.character.clone());
-    let brain = args
-        .brain
-        .clone()
-        .or_else(|| settings.sim.brain.clone())
-        .unwrap_or_else(|| {
-            if settings.llm.endpoint_configured() {
-                "llm".into()
-            } else {
-                "rules".into()
-            }
-        });
+    let brain = settings.brain(args.brain.as_deref());
     let mut twin = Twin::load(&scene)?;
     if let Some(script) = &script {
         script.check_names(&twin.world)?;

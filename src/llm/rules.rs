@@ -105,11 +105,10 @@ impl RulesBrain {
             Intent::HandOver { object } => {
                 self.help(&turn, robot_addressed, &done, &object, "hand you", |me, facts| {
                     let object = facts.object.clone()?;
-                    Some(vec![(
+                    Some(vec![call(
                         "hand_object_over_to_person",
                         json!({"object_name": object, "person_name": me.sender(&turn)}),
                     )])
-                    .map(|calls| calls.into_iter().map(|(n, a)| (n.to_string(), a)).collect())
                 })
             }
             Intent::Pour { source } => self.help(&turn, robot_addressed, &done, &source, "pour you some of", |me, facts| {

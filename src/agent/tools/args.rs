@@ -42,15 +42,6 @@ pub struct Args {
     values: Vec<(String, String)>,
 }
 
-fn example(tool: &ToolDef) -> String {
-    let fields: Vec<String> = tool
-        .args
-        .iter()
-        .map(|a| format!("\"{a}\": \"...\""))
-        .collect();
-    format!("{{{}}}", fields.join(", "))
-}
-
 impl Args {
     /// Checks `raw` against the tool's arguments. A JSON string holding an
     /// object is accepted too (some servers double-encode).
@@ -67,7 +58,7 @@ impl Args {
         let Some(map) = raw.as_object() else {
             return Err(ArgError::NotAnObject {
                 tool: tool.name.into(),
-                example: example(tool),
+                example: tool.example(),
             });
         };
         for key in map.keys() {
@@ -103,7 +94,7 @@ impl Args {
                     return Err(ArgError::Missing {
                         tool: tool.name.into(),
                         arg: (*arg).into(),
-                        example: example(tool),
+                        example: tool.example(),
                     })
                 }
             }

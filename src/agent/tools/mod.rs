@@ -42,6 +42,18 @@ pub struct ToolDef {
     pub args: &'static [&'static str],
 }
 
+impl ToolDef {
+    /// Its arguments as a JSON example, for messages that say what to send.
+    pub fn example(&self) -> String {
+        let fields: Vec<String> = self
+            .args
+            .iter()
+            .map(|a| format!("\"{a}\": \"...\""))
+            .collect();
+        format!("{{{}}}", fields.join(", "))
+    }
+}
+
 /// Every tool, in the order they are offered.
 pub const TOOLS: &[ToolDef] = &[
     ToolDef {
@@ -248,16 +260,20 @@ pub fn call_query(world: &World, name: &str, args: &Value) -> ToolOutcome {
     let Some(tool) = definition(name) else {
         return unknown_tool(name);
     };
-    let args = match args::Args::parse(tool, args) {
-        Ok(args) => args,
-        Err(error) => return ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
-    };
+    match args::Args::parse(tool, args) {
+        Ok(args) => query(world, tool, &args),
+        Err(error) => ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
+    }
+}
+
+/// Runs a query tool with checked arguments.
+fn query(world: &World, tool: &ToolDef, args: &Args) -> ToolOutcome {
     match tool.name {
         "get_objects" => query::get_objects(world),
         "get_persons" => query::get_persons(world),
-        "is_person_busy_or_idle" => query::is_person_busy_or_idle(world, &args),
-        "check_hindering_reasons" => query::check_hindering_reasons(world, &args),
-        "check_reach_object_for_robot" => query::check_reach_object_for_robot(world, &args),
+        "is_person_busy_or_idle" => query::is_person_busy_or_idle(world, args),
+        "check_hindering_reasons" => query::check_hindering_reasons(world, args),
+        "check_reach_object_for_robot" => query::check_reach_object_for_robot(world, args),
         other => ToolOutcome::failed(
             format!("{other} is not a query tool; it acts and needs the agent's executor."),
             json!({"error": "not_a_query"}),
@@ -293,7 +309,7 @@ pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
         ToolCategory::Query if name == "check_reach_object_for_robot" && twin.robot.is_ok() => {
             query::check_reach_object_for_robot_ik(twin, &args)
         }
-        ToolCategory::Query => call_query(&twin.world, name, raw_args),
+        ToolCategory::Query => query(&twin.world, tool, &args),
         ToolCategory::Stop => ToolOutcome::ok("Stopped.", json!({})),
         ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),
         ToolCategory::Expression | ToolCategory::Action => {
