@@ -36,6 +36,14 @@ pub enum Event {
     Warning { kind: String, detail: String },
     /// The agent finished a turn.
     EpisodeEnd { reason: String, llm_calls: u32 },
+    /// A person stopped speaking; the robot is listening (before recognition).
+    Listening { speaker: String },
+    /// The current episode was interrupted (`kind`: stop, pause) or resumed.
+    Interrupted { by: String, kind: String },
+    /// The robot's speech was played aloud; `ms` is its length.
+    Voice { text: String, ms: u64 },
+    /// The robot bridge's status: connected, disconnected, stale, simulated.
+    Robot { status: String, detail: String },
     /// The twin's state.
     State {
         objects: BTreeMap<String, ObjectState>,

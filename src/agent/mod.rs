@@ -6,7 +6,9 @@ pub mod episode;
 pub mod grounding;
 pub mod tools;
 pub mod turn;
+pub mod voice;
 
 pub use character::Character;
 pub use episode::{Agent, EndReason, EventSink, TurnReport};
 pub use turn::Turn;
+pub use voice::Mouth;

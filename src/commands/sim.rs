@@ -79,6 +79,16 @@ impl EventSink for Printer {
                 "2",
                 &format!("  (turn ended: {reason}, {llm_calls} LLM calls)"),
             ),
+            Event::Listening { speaker } => self.paint("2", &format!("  (listening to {speaker})")),
+            Event::Interrupted { by, kind } => {
+                self.paint("33", &format!("  interrupted ({kind}) by {by}"))
+            }
+            Event::Voice { text, ms } => {
+                self.paint("2", &format!("  (said aloud in {ms} ms: {text})"))
+            }
+            Event::Robot { status, detail } => {
+                self.paint("2", &format!("  robot bridge {status}: {detail}"))
+            }
             Event::State { objects, persons } => {
                 let mut lines = vec!["state:".to_string()];
                 for (name, p) in persons {
