@@ -142,7 +142,38 @@ pub struct ListenArgs {
 
 /// Arguments of `attentive run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// Scene name under scenes/ or a path to a scene file.
+    #[arg(long)]
+    pub scene: Option<String>,
+    /// Character name under characters/ (full, relaxed, none) or a path.
+    #[arg(long)]
+    pub character: Option<String>,
+    /// Brain: llm, rules or scripted.
+    #[arg(long)]
+    pub brain: Option<String>,
+    /// Address of the HTTP API and the page (overrides daemon.listen), e.g. 127.0.0.1:8765.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Do not open audio at all: typed turns only.
+    #[arg(long)]
+    pub no_audio: bool,
+    /// Play a WAV file as the microphone (in real time) instead of the capture device.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_audio")]
+    pub wav: Option<PathBuf>,
+    /// The robot bridge (rosbridge WebSocket URL); without it actions execute in the twin.
+    #[arg(long, value_name = "URL")]
+    pub robot: Option<String>,
+    /// Canned responses for the scripted brain.
+    #[arg(long)]
+    pub responses: Option<PathBuf>,
+    /// OpenAI-compatible base URL (overrides llm.base_url).
+    #[arg(long)]
+    pub llm_url: Option<String>,
+    /// Model name (overrides llm.model).
+    #[arg(long)]
+    pub model: Option<String>,
+}
 
 /// Arguments of `attentive config`.
 #[derive(Debug, Args)]

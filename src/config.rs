@@ -57,6 +57,8 @@ pub struct Settings {
     pub sim: SimSettings,
     /// The speech front end.
     pub audio: crate::frontend::settings::AudioSettings,
+    /// The daemon (`attentive run`).
+    pub daemon: crate::daemon::settings::DaemonSettings,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,
@@ -326,7 +328,7 @@ impl Settings {
         if !(self.agent.turn_timeout_s.is_finite() && self.agent.turn_timeout_s > 0.0) {
             return Err("agent.turn_timeout_s must be a positive number of seconds".into());
         }
-        Ok(())
+        self.daemon.validate()
     }
 
     /// The effective configuration as TOML, without secrets (there are none in it:

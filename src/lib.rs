@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod daemon;
 pub mod eval;
 pub mod events;
 pub mod frontend;
@@ -14,3 +15,4 @@ pub mod paths;
 pub mod robot;
 pub mod twin;
 pub mod voice;
+pub mod web;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 ///
 /// Looked up in order: `ATTENTIVE_HOME`; the current directory if it has
 /// `scenes/`; the folders above the executable (an installed or a
-/// `target/debug` binary); the source tree this binary was built from.
+/// `target/debug` binary); the XDG data dir (`$XDG_DATA_HOME/attentive`,
+/// `~/.local/share/attentive`); the source tree this binary was built from.
 pub fn data_root() -> PathBuf {
     if let Some(home) = std::env::var_os("ATTENTIVE_HOME") {
         return PathBuf::from(home);
@@ -30,7 +31,39 @@ pub fn data_root() -> PathBuf {
             }
         }
     }
+    if let Some(xdg) = xdg_data_dir().filter(|d| d.join("scenes").is_dir()) {
+        return xdg;
+    }
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `$XDG_DATA_HOME/attentive`, else `~/.local/share/attentive`.
+pub fn xdg_data_dir() -> Option<PathBuf> {
+    match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => Some(PathBuf::from(xdg).join("attentive")),
+        None => std::env::var_os("HOME")
+            .filter(|v| !v.is_empty())
+            .map(|home| PathBuf::from(home).join(".local/share/attentive")),
+    }
+}
+
+/// A data file named by a relative path (e.g. `models/ggml-tiny.en.bin`), found
+/// the way scenes are: under the data root, else the XDG data dir; never
+/// relative to the current directory (a service starts in `/`). Absolute
+/// paths are kept. When no candidate exists, the data root's path is returned
+/// so that the error names where the file was expected.
+pub fn data_file(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let under_root = data_root().join(path);
+    if under_root.exists() {
+        return under_root;
+    }
+    match xdg_data_dir().map(|d| d.join(path)) {
+        Some(candidate) if candidate.exists() => candidate,
+        _ => under_root,
+    }
 }
 
 /// Resolves `spec` as a file path if it looks like one or exists, else as a

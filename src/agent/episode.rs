@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::character::Character;
 use super::grounding::{self, Addressee, Grounding};
@@ -20,6 +21,8 @@ use crate::twin::Twin;
 pub trait EventSink {
     /// Records one event.
     fn emit(&mut self, event: Event);
+    /// Sees the twin after each tool call ran (the daemon's page follows the arms this way).
+    fn after_tool(&mut self, _twin: &Twin) {}
 }
 
 impl EventSink for Vec<Event> {
@@ -43,6 +46,8 @@ pub enum EndReason {
     RepeatedCalls,
     /// The LLM could not be reached or answered garbage.
     LlmError,
+    /// A person (or the API) interrupted the turn.
+    Interrupted,
 }
 
 impl EndReason {
@@ -55,6 +60,7 @@ impl EndReason {
             EndReason::Timeout => "timeout",
             EndReason::RepeatedCalls => "repeated_calls",
             EndReason::LlmError => "llm_error",
+            EndReason::Interrupted => "interrupted",
         }
     }
 }
@@ -141,18 +147,40 @@ impl Agent {
         &self.history
     }
 
+    /// Adds a message from the robot's control system that the LLM reads on its
+    /// next call (e.g. what an interrupt stopped, and who interrupted).
+    pub fn note(&mut self, text: &str) {
+        self.history.push(ChatMessage::User {
+            content: format!("Note from the robot's control system: {text}"),
+        });
+    }
+
     /// Handles one human turn against the twin, emitting events as it goes.
     pub async fn handle_turn(
         &mut self,
         turn: &Turn,
         twin: &mut Twin,
-        events: &mut dyn EventSink,
+        events: &mut (dyn EventSink + Send),
     ) -> TurnReport {
         events.emit(Event::Turn {
             speaker: turn.speaker.clone(),
             listener: turn.listener.clone(),
             text: turn.text.clone(),
         });
+        self.respond(turn, twin, events, &CancellationToken::new())
+            .await
+    }
+
+    /// Answers a turn whose `turn` event was already recorded. When `cancel`
+    /// fires, the LLM request in flight is dropped, no further tool runs, and
+    /// the turn ends as `interrupted` with a well-formed history.
+    pub async fn respond(
+        &mut self,
+        turn: &Turn,
+        twin: &mut Twin,
+        events: &mut (dyn EventSink + Send),
+        cancel: &CancellationToken,
+    ) -> TurnReport {
         let turn_start = self.history.len();
         self.history.push(ChatMessage::User {
             content: turn.to_string(),
@@ -170,6 +198,9 @@ impl Agent {
             Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
         let mut llm_calls = 0;
         let reason = loop {
+            if cancel.is_cancelled() {
+                break EndReason::Interrupted;
+            }
             if llm_calls >= self.settings.max_llm_calls_per_turn {
                 break EndReason::LlmCallLimit;
             }
@@ -178,8 +209,15 @@ impl Agent {
             };
             let request = self.request();
             llm_calls += 1;
-            let reply = match tokio::time::timeout(remaining, self.backend.complete(&request)).await
-            {
+            let answer = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => None,
+                answer = tokio::time::timeout(remaining, self.backend.complete(&request)) => Some(answer),
+            };
+            let Some(answer) = answer else {
+                break EndReason::Interrupted;
+            };
+            let reply = match answer {
                 Err(_) => break EndReason::Timeout,
                 Ok(Err(error)) if error.is_timeout() => {
                     events.emit(Event::Warning {
@@ -230,14 +268,25 @@ impl Agent {
             let mut stop = false;
             let mut end: Option<EndReason> = None;
             for call in calls {
+                if cancel.is_cancelled() {
+                    // Every call still gets its result, so the history stays well-formed.
+                    self.history.push(ChatMessage::Tool {
+                        call_id: call.id.clone(),
+                        content: "Not done: the humans interrupted you before this call ran."
+                            .into(),
+                    });
+                    end = Some(EndReason::Interrupted);
+                    continue;
+                }
                 let (result, flags) = self.run_call(call, twin, &mut state, events);
+                events.after_tool(twin);
                 self.history.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
                     content: result,
                 });
                 stop |= flags.stop;
                 if flags.end_repeated {
-                    end = Some(EndReason::RepeatedCalls);
+                    end.get_or_insert(EndReason::RepeatedCalls);
                 }
             }
             for (kind, text) in late_warnings {

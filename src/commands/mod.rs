@@ -10,6 +10,7 @@ use crate::cli::{Cli, Command, ConfigCommand};
 
 mod eval;
 mod listen;
+mod run;
 mod sim;
 mod tool;
 
@@ -44,11 +45,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         },
         Command::Eval(args) => eval::run(&args, cli.json, config),
-        Command::Run(_) => not_built("run", "the daemon issue"),
+        Command::Run(args) => run::run(&args, cli.json, config),
     }
-}
-
-fn not_built(command: &str, issue: &str) -> anyhow::Result<ExitCode> {
-    eprintln!("attentive {command}: not built yet (comes with {issue}).");
-    Ok(ExitCode::from(2))
 }

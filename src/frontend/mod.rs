@@ -110,6 +110,37 @@ pub struct RunStats {
     pub max_turn_latency: Duration,
 }
 
+/// What the front end heard.
+#[derive(Debug)]
+pub enum Heard<'a> {
+    /// A person paused after speaking: time to show that the robot listens.
+    Pause {
+        /// End of the speech, seconds from the stream's start.
+        end_s: f64,
+        /// Who it probably was (`unknown` without a direction).
+        speaker: String,
+    },
+    /// A recognised turn.
+    Turn(&'a Turn),
+}
+
+/// Options of [`FrontEnd::listen`].
+pub struct Listening<'a> {
+    /// Silence in ms after speech that reports a pause; `None`: no pauses.
+    pub pause_ms: Option<u32>,
+    /// Asked before every block; `true` ends the run.
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl Default for Listening<'_> {
+    fn default() -> Self {
+        Self {
+            pause_ms: None,
+            stop: &|| false,
+        }
+    }
+}
+
 /// The front end: one source in, turns out.
 pub struct FrontEnd<T: Transcriber> {
     settings: AudioSettings,
@@ -146,6 +177,21 @@ impl<T: Transcriber> FrontEnd<T> {
         source: &mut dyn AudioSource,
         mut on_turn: impl FnMut(&Turn),
     ) -> Result<RunStats, FrontendError> {
+        self.listen(source, &Listening::default(), |heard| {
+            if let Heard::Turn(turn) = heard {
+                on_turn(turn);
+            }
+        })
+    }
+
+    /// Reads `source` until it ends or `options.stop` says so, reporting pauses
+    /// (the listening cue, before recognition) and turns.
+    pub fn listen(
+        &mut self,
+        source: &mut dyn AudioSource,
+        options: &Listening<'_>,
+        mut on_heard: impl FnMut(Heard<'_>),
+    ) -> Result<RunStats, FrontendError> {
         let rate = source.sample_rate();
         let channels = source.channels();
         let mics = self.settings.mic_positions.len();
@@ -176,6 +222,9 @@ impl<T: Transcriber> FrontEnd<T> {
         }
         let mut resampler = Resampler::new(rate, VAD_RATE);
         let mut segmenter = Segmenter::new(self.settings.vad.clone());
+        if let Some(ms) = options.pause_ms {
+            segmenter = segmenter.with_pause_ms(ms);
+        }
         let mut raw = RawBuffer::new(
             channels,
             rate,
@@ -186,6 +235,9 @@ impl<T: Transcriber> FrontEnd<T> {
         let mut mono = Vec::new();
 
         loop {
+            if (options.stop)() {
+                break;
+            }
             let block = source.next_block()?;
             let (utterances, done) = match &block {
                 Some(b) => {
@@ -204,6 +256,23 @@ impl<T: Transcriber> FrontEnd<T> {
                     (us, true)
                 }
             };
+            if let Some(end_s) = segmenter.take_pause() {
+                let start_s = segmenter.speech_start_s().unwrap_or(end_s);
+                let doa = localizer.as_ref().and_then(|l| {
+                    let audio = raw.slice(start_s - 0.05, end_s + 0.05);
+                    l.estimate(&audio, channels)
+                });
+                let speaker = resolve_speaker(
+                    doa.as_ref(),
+                    &self.participants,
+                    self.settings.max_speaker_error_deg,
+                    self.settings.fallback_speaker.as_deref(),
+                );
+                on_heard(Heard::Pause {
+                    end_s,
+                    speaker: speaker.name,
+                });
+            }
             for u in utterances {
                 stats.utterances += 1;
                 let closed = Instant::now();
@@ -214,7 +283,7 @@ impl<T: Transcriber> FrontEnd<T> {
                 match self.turn(&u, doa.as_ref())? {
                     Some(turn) => {
                         stats.turns += 1;
-                        on_turn(&turn);
+                        on_heard(Heard::Turn(&turn));
                         stats.max_turn_latency = stats.max_turn_latency.max(closed.elapsed());
                     }
                     None => stats.rejected += 1,

@@ -110,11 +110,13 @@ impl Default for AsrSettings {
 }
 
 impl AsrSettings {
-    /// The model path after the `ATTENTIVE_WHISPER_MODEL` override.
+    /// The model path after the `ATTENTIVE_WHISPER_MODEL` override; a relative
+    /// path is found like the scenes are (data root, XDG data dir), not in the
+    /// current directory.
     pub fn model_path(&self) -> PathBuf {
         match std::env::var_os("ATTENTIVE_WHISPER_MODEL") {
             Some(p) if !p.is_empty() => PathBuf::from(p),
-            _ => self.model.clone(),
+            _ => crate::paths::data_file(&self.model),
         }
     }
 }

@@ -97,6 +97,10 @@ pub struct Segmenter<D: VoiceDetector = EarshotDetector> {
     /// Recent unvoiced frames kept as pre-roll.
     pre_roll: VecDeque<Vec<f32>>,
     current: Option<Current>,
+    /// Silence after speech that counts as a pause (the listening cue), in frames.
+    pause_frames: Option<u64>,
+    /// End of speech (seconds) of a pause not yet taken.
+    pause: Option<f64>,
 }
 
 /// Second-order high-pass in front of the detector: mains hum and fan rumble below
@@ -144,6 +148,7 @@ struct Current {
     last_voiced_frame: u64,
     voiced_frames: u64,
     samples: Vec<f32>,
+    pause_reported: bool,
 }
 
 impl std::fmt::Debug for Segmenter {
@@ -171,7 +176,29 @@ impl<D: VoiceDetector> Segmenter<D> {
             frame_index: 0,
             pre_roll: VecDeque::new(),
             current: None,
+            pause_frames: None,
+            pause: None,
         }
+    }
+
+    /// Also reports pauses: `pause_ms` of silence after enough speech, well
+    /// before the end-of-turn silence runs out (see [`Segmenter::take_pause`]).
+    pub fn with_pause_ms(mut self, pause_ms: u32) -> Self {
+        self.pause_frames = Some(Self::frames(pause_ms).max(1));
+        self
+    }
+
+    /// The end of speech (seconds from the stream's start) of a pause found by
+    /// the last `push`, once per pause.
+    pub fn take_pause(&mut self) -> Option<f64> {
+        self.pause.take()
+    }
+
+    /// The current utterance's first voiced second, while one is open.
+    pub fn speech_start_s(&self) -> Option<f64> {
+        self.current
+            .as_ref()
+            .map(|c| c.start_frame as f64 * FRAME_S)
     }
 
     fn frames(ms: u32) -> u64 {
@@ -216,6 +243,7 @@ impl<D: VoiceDetector> Segmenter<D> {
                         last_voiced_frame: i,
                         voiced_frames: 1,
                         samples,
+                        pause_reported: false,
                     });
                 } else {
                     self.pre_roll.push_back(frame);
@@ -230,8 +258,17 @@ impl<D: VoiceDetector> Segmenter<D> {
                 if voiced {
                     c.last_voiced_frame = i;
                     c.voiced_frames += 1;
+                    c.pause_reported = false;
                 }
                 let silence = i - c.last_voiced_frame;
+                if let Some(pause) = self.pause_frames {
+                    let enough =
+                        c.voiced_frames >= Self::frames(self.settings.min_speech_ms).max(1);
+                    if silence >= pause && enough && !c.pause_reported {
+                        c.pause_reported = true;
+                        self.pause = Some((c.last_voiced_frame + 1) as f64 * FRAME_S);
+                    }
+                }
                 let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
                 if silence >= Self::frames(self.settings.end_silence_ms)
                     || length_s >= self.settings.max_utterance_s as f64
@@ -315,6 +352,28 @@ mod tests {
             "pre-roll of 10 frames"
         );
         assert_eq!(u.samples.len(), (80 + TAIL_FRAMES) * FRAME);
+    }
+
+    #[test]
+    fn a_pause_is_reported_once_before_the_end_of_turn() {
+        let s = VadSettings {
+            end_silence_ms: 640,
+            min_speech_ms: 160,
+            ..Default::default()
+        };
+        let mut seg = Segmenter::with_detector(Scripted, s).with_pause_ms(192);
+        // 12 frames of silence = 192 ms: the pause, long before the 40-frame end of turn.
+        assert!(seg
+            .push(&stream(&[(false, 10), (true, 30), (false, 12)]))
+            .is_empty());
+        let end = seg.take_pause().expect("pause after speech");
+        assert!((end - 40.0 * FRAME_S).abs() < 1e-9, "{end}");
+        assert!(seg.push(&stream(&[(false, 5)])).is_empty());
+        assert_eq!(seg.take_pause(), None, "once per pause");
+        // A click alone is no speech, so no pause either.
+        let mut seg = Segmenter::with_detector(Scripted, VadSettings::default()).with_pause_ms(192);
+        seg.push(&stream(&[(false, 10), (true, 2), (false, 20)]));
+        assert_eq!(seg.take_pause(), None);
     }
 
     #[test]

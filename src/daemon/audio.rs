@@ -1,0 +1,153 @@
+//! The microphone side of the daemon: the speech front end on its own thread,
+//! feeding `listening` cues and turns into the intake.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::intake::Intake;
+use crate::events::Event;
+use crate::frontend::source::{AudioSource, CpalSource, WavSource};
+use crate::frontend::{
+    participants_from_scene_file, AudioSettings, FrontEnd, FrontendError, Heard, Listening,
+    Recognizer,
+};
+
+/// A WAV file played as if it were a microphone: blocks arrive in real time.
+pub struct PacedWav {
+    inner: WavSource,
+    started: Option<Instant>,
+    frames: u64,
+}
+
+impl PacedWav {
+    /// Opens the file.
+    pub fn open(path: &Path) -> Result<Self, FrontendError> {
+        Ok(Self {
+            inner: WavSource::open(path)?,
+            started: None,
+            frames: 0,
+        })
+    }
+}
+
+impl AudioSource for PacedWav {
+    fn sample_rate(&self) -> u32 {
+        self.inner.sample_rate()
+    }
+    fn channels(&self) -> usize {
+        self.inner.channels()
+    }
+    fn next_block(&mut self) -> Result<Option<Vec<f32>>, FrontendError> {
+        let started = *self.started.get_or_insert_with(Instant::now);
+        let due = Duration::from_secs_f64(self.frames as f64 / self.sample_rate() as f64);
+        if let Some(wait) = due.checked_sub(started.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        let block = self.inner.next_block()?;
+        if let Some(b) = &block {
+            self.frames += (b.len() / self.channels()) as u64;
+        }
+        Ok(block)
+    }
+}
+
+/// Where the microphone's audio comes from.
+#[derive(Debug, Clone)]
+pub enum MicSource {
+    /// The configured capture device (`[audio] device`, default device otherwise).
+    Device(Option<String>),
+    /// A WAV file played in real time (tests, demos).
+    Wav(PathBuf),
+}
+
+/// A started microphone.
+pub struct Microphone {
+    /// What it listens to, for the start-up line.
+    pub description: String,
+    thread: std::thread::JoinHandle<()>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Microphone {
+    /// Opens the recogniser and the source and starts listening; any failure is
+    /// one sentence (typed turns still work without a microphone).
+    pub fn start(
+        settings: &AudioSettings,
+        pause_ms: u32,
+        scene_file: &Path,
+        source: MicSource,
+        intake: Intake,
+    ) -> Result<Self, String> {
+        let participants = participants_from_scene_file(scene_file, settings.array_offset)
+            .map_err(|e| e.to_string())?;
+        let recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
+        let (mut source, description): (Box<dyn AudioSource + Send>, String) = match source {
+            MicSource::Device(name) => {
+                let device = CpalSource::open(name.as_deref(), settings.sample_rate)
+                    .map_err(|e| e.to_string())?;
+                let description = format!("microphone {:?}", device.device_name());
+                (Box::new(device), description)
+            }
+            MicSource::Wav(path) => {
+                let wav = PacedWav::open(&path).map_err(|e| e.to_string())?;
+                (
+                    Box::new(wav),
+                    format!("WAV file {} as the microphone", path.display()),
+                )
+            }
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop_flag = stop.clone();
+        let settings = settings.clone();
+        let thread = std::thread::Builder::new()
+            .name("microphone".into())
+            .spawn(move || {
+                let mut frontend = FrontEnd::new(settings, participants, recognizer);
+                let should_stop = move || stop_flag.load(Ordering::Relaxed);
+                let options = Listening {
+                    pause_ms: Some(pause_ms),
+                    stop: &should_stop,
+                };
+                let result = frontend.listen(source.as_mut(), &options, |heard| match heard {
+                    Heard::Pause { speaker, .. } => {
+                        intake.bus.publish(Event::Listening { speaker });
+                    }
+                    Heard::Turn(heard) => {
+                        let turn = crate::agent::Turn {
+                            speaker: heard.speaker.clone(),
+                            listener: heard.listener.clone(),
+                            text: heard.text.clone(),
+                        };
+                        if let Err(why) = intake.submit(turn) {
+                            tracing::info!("heard turn not taken: {why}");
+                        }
+                    }
+                });
+                match result {
+                    Ok(stats) => tracing::info!(?stats, "the microphone ended"),
+                    Err(error) => {
+                        intake.bus.publish(Event::Warning {
+                            kind: "microphone".into(),
+                            detail: format!("{error}; typed turns still work"),
+                        });
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the microphone thread: {e}"))?;
+        Ok(Self {
+            description,
+            thread,
+            stop,
+        })
+    }
+
+    /// Stops listening and waits for the thread (it notices within one block).
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if self.thread.join().is_err() {
+            tracing::error!("the microphone thread panicked");
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! `attentive run`: the long-lived process beside the robot. Turns from the
+//! microphone and the HTTP API go through one intake into one agent worker;
+//! every event is logged (JSONL) and streamed (SSE); shutdown is passed in.
+
+pub mod api;
+pub mod audio;
+pub mod bus;
+pub mod intake;
+pub mod log;
+pub mod settings;
+pub mod systemd;
+pub mod worker;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::tools::ToolTexts;
+use crate::agent::{Agent, Character};
+use crate::config::Settings;
+use crate::events::Event;
+use crate::llm::ChatBackend;
+use crate::twin::Twin;
+use bus::Bus;
+use intake::{Intake, InterruptKind, TurnQueue};
+use worker::{Episodes, Health, Snapshot, Worker};
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// The scene, character or tool texts could not be loaded.
+    #[error("{0}")]
+    Load(String),
+    /// The listen address is not loopback and no token is set.
+    #[error("refusing to listen on {addr} without a bearer token: set the environment variable {env} (or listen on 127.0.0.1)")]
+    NoToken {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The variable that should hold the token.
+        env: String,
+    },
+    /// The address is not an address.
+    #[error("cannot listen on {0:?}: give an address such as 127.0.0.1:8765")]
+    BadAddress(String),
+    /// The port is taken or not ours.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The event log cannot be opened.
+    #[error(transparent)]
+    Log(#[from] log::LogError),
+}
+
+/// What `attentive run` was asked for on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Scene name or path.
+    pub scene: String,
+    /// Character name or path.
+    pub character: String,
+    /// The brain's name, for the start-up line and `/health`.
+    pub brain: String,
+    /// Listen address (overrides `daemon.listen`).
+    pub listen: Option<String>,
+    /// Do not open audio at all.
+    pub no_audio: bool,
+    /// A WAV file as the microphone.
+    pub wav: Option<PathBuf>,
+    /// The robot bridge's URL, if any.
+    pub robot: Option<String>,
+}
+
+/// Facts about a started daemon, for the start-up line.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// Where the API and the page are.
+    pub addr: SocketAddr,
+    /// What the microphone does.
+    pub audio: String,
+    /// Where the event log is.
+    pub log_dir: PathBuf,
+}
+
+/// Runs the daemon until `shutdown` is cancelled; `on_ready` is called once
+/// the API is bound and everything is loaded.
+pub async fn run(
+    settings: Settings,
+    options: Options,
+    backend: Box<dyn ChatBackend>,
+    echo: Option<bus::Echo>,
+    shutdown: CancellationToken,
+    on_ready: impl FnOnce(&Started),
+) -> Result<(), DaemonError> {
+    let daemon = &settings.daemon;
+    let twin = Twin::load(&options.scene).map_err(|e| DaemonError::Load(e.to_string()))?;
+    let robot_name = twin.world.robot.name.clone();
+    let character = Character::load(&options.character, &robot_name)
+        .map_err(|e| DaemonError::Load(e.to_string()))?;
+    let texts = ToolTexts::load_default().map_err(|e| DaemonError::Load(e.to_string()))?;
+    let brain_description = backend.describe();
+    let agent = Agent::new(
+        backend,
+        character,
+        &texts,
+        &robot_name,
+        settings.agent.clone(),
+        settings.guards.clone(),
+    );
+
+    let listen = options
+        .listen
+        .clone()
+        .unwrap_or_else(|| daemon.listen.clone());
+    let addr: SocketAddr = listen
+        .parse()
+        .map_err(|_| DaemonError::BadAddress(listen.clone()))?;
+    let token = std::env::var(&daemon.token_env)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| Arc::<str>::from(t.trim()));
+    if !addr.ip().is_loopback() && token.is_none() {
+        return Err(DaemonError::NoToken {
+            addr,
+            env: daemon.token_env.clone(),
+        });
+    }
+
+    let log = log::EventLog::open(
+        &daemon.state_dir(),
+        daemon.fsync,
+        Duration::from_millis(daemon.fsync_interval_ms),
+    )?;
+    let repaired = log.repaired.clone();
+    let log_dir = log.dir().to_path_buf();
+    let bus = Bus::new(log, echo);
+    if let Some(repaired) = repaired {
+        bus.publish(Event::Warning {
+            kind: "event_log".into(),
+            detail: repaired,
+        });
+    }
+
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| DaemonError::Bind {
+            addr: listen.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| DaemonError::Bind {
+        addr: listen.clone(),
+        source,
+    })?;
+
+    let queue = Arc::new(TurnQueue::new(daemon.queue_capacity));
+    let episodes = Arc::new(Episodes::default());
+    let health = Arc::new(Health::default());
+    health.beat();
+    let (control_tx, control_rx) = mpsc::channel(64);
+    let (snapshot_tx, snapshot_rx) = watch::channel(Snapshot::of(&twin));
+    let intake = Intake {
+        bus: bus.clone(),
+        queue: queue.clone(),
+        episodes: episodes.clone(),
+        control: control_tx,
+        robot_name: robot_name.clone(),
+        closed: CancellationToken::new(),
+    };
+    let world = Arc::new(twin.world.clone());
+    let scene_file = crate::paths::resolve(&options.scene, "scenes", "toml");
+    let worker = Worker::new(
+        agent,
+        twin,
+        bus.clone(),
+        queue,
+        control_rx,
+        episodes,
+        health.clone(),
+        snapshot_tx,
+        Duration::from_secs_f64(settings.agent.turn_timeout_s),
+    );
+    let worker_stop = CancellationToken::new();
+    let worker_task = tokio::spawn(worker.run(worker_stop.clone()));
+
+    // The microphone: a missing device or model is one warning; typed turns still work.
+    let microphone = if options.no_audio {
+        None
+    } else {
+        let source = match &options.wav {
+            Some(path) => audio::MicSource::Wav(path.clone()),
+            None => audio::MicSource::Device(settings.audio.device.clone()),
+        };
+        systemd::extend_start(Duration::from_secs(60));
+        let (audio_settings, pause_ms, intake_for_mic) = (
+            settings.audio.clone(),
+            daemon.listening_pause_ms,
+            intake.clone(),
+        );
+        let started = tokio::task::spawn_blocking(move || {
+            audio::Microphone::start(
+                &audio_settings,
+                pause_ms,
+                &scene_file,
+                source,
+                intake_for_mic,
+            )
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("the microphone start-up failed: {e}")));
+        match started {
+            Ok(mic) => Some(mic),
+            Err(why) => {
+                bus.publish(Event::Warning {
+                    kind: "microphone".into(),
+                    detail: format!("no speech input: {why}. Typed turns (POST /api/turns, the page) still work."),
+                });
+                None
+            }
+        }
+    };
+    let audio = match (&microphone, options.no_audio) {
+        (Some(mic), _) => format!("listening to the {}", mic.description),
+        (None, true) => "audio off (--no-audio): typed turns only".to_string(),
+        (None, false) => "no microphone: typed turns only".to_string(),
+    };
+
+    let info = Arc::new(json!({
+        "scene": world.name,
+        "brain": options.brain,
+        "brain_description": brain_description,
+        "character": options.character,
+        "audio": audio,
+        "robot": "simulated",
+        "version": env!("CARGO_PKG_VERSION"),
+    }));
+    let api_state = api::ApiState {
+        intake: intake.clone(),
+        snapshot: snapshot_rx,
+        world,
+        info,
+        token,
+        shutdown: shutdown.clone(),
+    };
+    let app = api::router(api_state, daemon.max_body_bytes);
+    let server_stop = shutdown.clone();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(server_stop.cancelled_owned())
+            .await
+    });
+
+    // The interval fsync policy's clock.
+    let sync_bus = bus.clone();
+    let sync_stop = shutdown.clone();
+    let sync_every = Duration::from_millis(daemon.fsync_interval_ms.max(10));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(sync_every);
+        loop {
+            tokio::select! {
+                _ = sync_stop.cancelled() => break,
+                _ = tick.tick() => {
+                    if let Err(error) = sync_bus.sync(false) {
+                        tracing::error!("{error}");
+                    }
+                }
+            }
+        }
+    });
+    systemd::spawn_watchdog(health, shutdown.clone());
+
+    let started = Started {
+        addr,
+        audio,
+        log_dir,
+    };
+    on_ready(&started);
+    let robot_detail = match &options.robot {
+        Some(url) => format!("the robot bridge is not available in this build; {url} is not used and actions execute in the twin"),
+        None => "no robot configured: actions execute in the twin".to_string(),
+    };
+    bus.publish(Event::Robot {
+        status: "simulated".into(),
+        detail: robot_detail,
+    });
+
+    systemd::ready(&format!("serving on http://{addr}/"));
+
+    shutdown.cancelled().await;
+    systemd::stopping();
+    tracing::info!("shutting down");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(daemon.shutdown_timeout_s);
+    intake.closed.cancel();
+    intake.interrupt(InterruptKind::Stop, "shutdown");
+    worker_stop.cancel();
+    if let Some(mic) = microphone {
+        let stopped = tokio::task::spawn_blocking(move || mic.stop());
+        if tokio::time::timeout_at(deadline, stopped).await.is_err() {
+            tracing::warn!("the microphone did not stop in time");
+        }
+    }
+    if tokio::time::timeout_at(deadline, worker_task)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the agent worker did not stop in time");
+    }
+    match tokio::time::timeout_at(deadline, server).await {
+        Ok(Ok(Err(error))) => tracing::warn!("the HTTP server ended with: {error}"),
+        Err(_) => tracing::warn!("the HTTP server did not stop in time"),
+        _ => {}
+    }
+    bus.sync(true)?;
+    Ok(())
+}
