@@ -108,6 +108,7 @@ pub fn router(state: ApiState, max_body: usize) -> Router {
         .route("/style.css", get(crate::web::style))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(max_body, refuse_large))
         .layer(middleware::from_fn_with_state(state.clone(), authorize));
     api.with_state(state)
 }
@@ -150,6 +151,27 @@ async fn authorize(
             }
             .into_response();
         }
+    }
+    next.run(request).await
+}
+
+/// A body announced larger than the limit is refused before it is read (so a
+/// client that sent `Expect: 100-continue` never sends it).
+async fn refuse_large(State(max_body): State<usize>, request: Request, next: Next) -> Response {
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > max_body as u64) {
+        return ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!(
+                "the request body is too large ({} bytes; at most {max_body}): a turn or command is a small JSON object",
+                announced.unwrap_or(0)
+            ),
+        }
+        .into_response();
     }
     next.run(request).await
 }

@@ -243,11 +243,17 @@ pub struct Intake {
 
 impl Intake {
     /// Logs the turn, then either interrupts (stop, wait, go on) or queues it.
+    /// "Stop" while nothing runs, or "go on" while nothing is paused, is just
+    /// talk: it is queued like any turn, so the agent hears it.
     pub fn submit(&self, turn: Turn) -> Result<Submitted, &'static str> {
         if self.closed.is_cancelled() {
             return Err("the daemon is shutting down and takes no more turns");
         }
-        match interrupt_in(&turn.text, &self.robot_name) {
+        let interrupt = interrupt_in(&turn.text, &self.robot_name).filter(|kind| match kind {
+            InterruptKind::Resume => self.episodes.paused().is_some(),
+            _ => self.episodes.busy(),
+        });
+        match interrupt {
             Some(kind) => {
                 let seq = self.bus.publish(crate::events::Event::Turn {
                     speaker: turn.speaker.clone(),

@@ -102,6 +102,7 @@ pub enum Control {
 #[derive(Debug, Default)]
 pub struct Episodes {
     current: Mutex<Option<Running>>,
+    paused: Mutex<Option<Turn>>,
 }
 
 #[derive(Debug)]
@@ -125,6 +126,9 @@ impl Episodes {
         let running = current.as_mut()?;
         if running.interrupt.is_none() {
             running.interrupt = Some((kind, by.to_string()));
+            // Known at once, so that a "go on" right after the pause finds it.
+            let paused = (kind == InterruptKind::Pause).then(|| running.turn.clone());
+            self.set_paused(paused);
         }
         running.cancel.cancel();
         Some(running.turn.clone())
@@ -133,6 +137,22 @@ impl Episodes {
     /// Whether an episode runs now.
     pub fn busy(&self) -> bool {
         self.lock().is_some()
+    }
+
+    /// The paused turn, if any.
+    pub fn paused(&self) -> Option<Turn> {
+        match self.paused.lock() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    fn set_paused(&self, turn: Option<Turn>) -> Option<Turn> {
+        let mut guard = match self.paused.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        std::mem::replace(&mut *guard, turn)
     }
 }
 
@@ -180,7 +200,6 @@ pub struct Worker {
     pub snapshot: watch::Sender<Snapshot>,
     /// Wall time allowed per turn (for the watchdog).
     pub turn_timeout: Duration,
-    paused: Option<Turn>,
 }
 
 impl Worker {
@@ -207,7 +226,6 @@ impl Worker {
             health,
             snapshot,
             turn_timeout,
-            paused: None,
         }
     }
 
@@ -248,7 +266,7 @@ impl Worker {
                 // The asker may have given up waiting; the change holds anyway.
                 let _ = reply.send(answer);
             }
-            Control::Resume { by } => match self.paused.take() {
+            Control::Resume { by } => match self.episodes.set_paused(None) {
                 Some(turn) => {
                     self.agent.note(&format!(
                         "{by} asked you to go on with what you paused: \"{turn}\". Check what is already done before you act again."
@@ -270,7 +288,7 @@ impl Worker {
             SceneChange::Reset => {
                 self.twin.reset();
                 self.agent.reset();
-                self.paused = None;
+                self.episodes.set_paused(None);
             }
             SceneChange::Holding { person, objects } => {
                 let world = &mut self.twin.world;
@@ -370,13 +388,13 @@ impl Worker {
                     self.agent.note(&format!(
                         "{by} said to wait: you were interrupted while handling \"{turn}\". Do nothing more for it until someone says to go on."
                     ));
-                    self.paused = Some(turn);
+                    self.episodes.set_paused(Some(turn));
                 }
                 _ => {
                     self.agent.note(&format!(
                         "{by} stopped you while you were handling \"{turn}\". Do not continue it unless someone asks again."
                     ));
-                    self.paused = None;
+                    self.episodes.set_paused(None);
                 }
             }
         }
