@@ -1,0 +1,379 @@
+//! The live page in a real browser: Debian's Chromium driven through its
+//! WebDriver (chromedriver) with fantoccini, against `attentive run --no-audio`
+//! whose brain is the local OpenAI-compatible test server.
+//! Screenshots land in `target/page-artifacts/` as test artifacts.
+
+mod support;
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use support::daemon::Daemon;
+use support::fake_llm::{FakeLlm, Scripted};
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// chromedriver on a free loopback port; killed when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+async fn driver() -> Driver {
+    assert!(
+        std::path::Path::new(CHROMEDRIVER).exists(),
+        "{CHROMEDRIVER} is missing: run `bash scripts/setup.sh` (installs chromium and chromium-driver)"
+    );
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let driver = Driver { child, port };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while reqwest::get(format!("http://127.0.0.1:{port}/status"))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    driver
+}
+
+async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     format!("--window-size={width},{height}")]
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a browser session")
+}
+
+async fn count(client: &Client, css: &str) -> u64 {
+    client
+        .execute(
+            "return document.querySelectorAll(arguments[0]).length",
+            vec![json!(css)],
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0)
+}
+
+/// Waits until `css` matches at least `n` elements.
+async fn wait_count(client: &Client, css: &str, n: u64) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if count(client, css).await >= n {
+            return;
+        }
+        if Instant::now() > deadline {
+            let html = client.source().await.unwrap_or_default();
+            panic!("no {n} × {css} on the page:\n{html}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    client
+        .execute(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : ''",
+            vec![json!(css)],
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let png = client.screenshot().await.expect("screenshot");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/page-artifacts");
+    std::fs::create_dir_all(&dir).expect("artifact dir");
+    std::fs::write(dir.join(name), png).expect("write screenshot");
+}
+
+fn calls(calls: &[(&str, Value)]) -> Scripted {
+    Scripted::tool_calls(calls)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_draws_the_scene_takes_a_turn_shows_speech_and_the_moved_object_and_stops() {
+    // The LLM hands the red glass to Felix, then hangs on the next turn until stopped.
+    let llm = FakeLlm::start(vec![
+        calls(&[("check_hindering_reasons", json!({"person_name": "Daniel", "object_name": "red_glass"}))]),
+        calls(&[("speak", json!({"person_name": "Felix", "text": "Daniel cannot reach the red glass, so I will hand it to you."}))]),
+        calls(&[("hand_object_over_to_person", json!({"object_name": "red_glass", "person_name": "Felix"}))]),
+        calls(&[("stop", json!({}))]),
+        Scripted::Hang,
+    ])
+    .await;
+    let state = tempfile::tempdir().unwrap();
+    let url = llm.base_url();
+    let daemon = Daemon::start(
+        &[
+            "--no-audio",
+            "--brain",
+            "llm",
+            "--llm-url",
+            &url,
+            "--model",
+            "fake",
+        ],
+        &[("ATTENTIVE_LLM__RETRIES", "0")],
+        state.path(),
+    );
+    let (_, scene) = daemon.get("/api/scene").await;
+    let persons = scene["persons"].as_array().unwrap().len() as u64;
+    let objects = scene["objects"].as_array().unwrap().len() as u64;
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 800).await;
+    client.goto(&daemon.url("/")).await.expect("open the page");
+
+    // Every object and person of the scene is drawn, and the robot's two arms.
+    wait_count(&client, "#table [data-person]", persons).await;
+    wait_count(&client, "#table [data-object]", objects).await;
+    assert_eq!(count(&client, "#table [data-object]").await, objects);
+    assert_eq!(count(&client, "#table polyline.arm").await, 2);
+    assert_eq!(text_of(&client, "#link").await, "live");
+
+    // A malformed turn gets its error where it was typed.
+    client
+        .find(Locator::Css("#turn-text"))
+        .await
+        .unwrap()
+        .send_keys("hello robot")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#turn-form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !text_of(&client, "#turn-error").await.contains("not a turn") {
+        assert!(
+            Instant::now() < deadline,
+            "no error shown for a malformed turn"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // A turn through the page's form: speech and the moved glass appear without reloading.
+    let input = client.find(Locator::Css("#turn-text")).await.unwrap();
+    input.clear().await.unwrap();
+    input
+        .send_keys("Felix said to Daniel: Daniel, please hand me the red glass.")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#turn-form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_count(&client, "#conversation li[data-type=speech]", 1).await;
+    assert!(text_of(&client, "#conversation li[data-type=speech]")
+        .await
+        .contains("cannot reach"));
+    wait_count(
+        &client,
+        "#conversation li[data-type=action][data-ok=true]",
+        1,
+    )
+    .await;
+    wait_count(&client, "#table [data-object=red_glass] .held", 1).await;
+    assert!(text_of(&client, "#table [data-object=red_glass] text")
+        .await
+        .contains("held by Felix"));
+    // The sight line of the check is drawn from Daniel to the glass.
+    wait_count(&client, "#table [data-sight='Daniel->red_glass']", 1).await;
+    screenshot(&client, "page-1280x800.png").await;
+
+    // The next turn hangs in the LLM; Stop on the page interrupts it.
+    let input = client.find(Locator::Css("#turn-text")).await.unwrap();
+    input
+        .send_keys("Felix -> Daniel: and the cola too?")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#turn-form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    daemon
+        .wait_for("the hanging request", |_| llm.request_count() == 5)
+        .await;
+    client
+        .find(Locator::Css("#stop"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_count(&client, "#conversation li[data-type=interrupted]", 1).await;
+    wait_count(
+        &client,
+        "#conversation li[data-type=episode_end][data-reason=interrupted]",
+        1,
+    )
+    .await;
+    assert!(text_of(&client, "#conversation li[data-type=interrupted]")
+        .await
+        .contains("the page"));
+
+    // Busy and free through the page.
+    client
+        .execute("document.getElementById('busy-person').value='Daniel'; document.getElementById('busy-object').value='smartphone';", vec![])
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#busy-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_count(&client, "#table .person.busy[data-person=Daniel]", 1).await;
+    screenshot(&client, "page-after-stop.png").await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_reconnects_after_a_restart_and_catches_up_and_fits_a_phone() {
+    let state = tempfile::tempdir().unwrap();
+    let mut daemon = Daemon::start(&["--no-audio", "--brain", "rules"], &[], state.path());
+    let port = daemon.base.rsplit(':').next().unwrap().to_string();
+    let driver = driver().await;
+    let client = browser(&driver, 390, 844).await;
+    client.goto(&daemon.url("/")).await.unwrap();
+    wait_count(&client, "#table [data-person]", 2).await;
+    screenshot(&client, "page-phone-portrait.png").await;
+    // Nothing runs off the side on a phone.
+    let overflow = client
+        .execute(
+            "return document.documentElement.scrollWidth - window.innerWidth",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        overflow.as_i64().unwrap_or(1) <= 0,
+        "horizontal overflow {overflow}"
+    );
+
+    // Restart the daemon on the same port; events posted after it must appear.
+    daemon.signal("TERM");
+    tokio::task::block_in_place(|| daemon.wait_exit(Duration::from_secs(10)));
+    drop(daemon);
+    let listen = format!("127.0.0.1:{port}");
+    let daemon = Daemon::start(
+        &["--no-audio", "--brain", "rules", "--listen", &listen],
+        &[],
+        state.path(),
+    );
+    daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to Daniel: Daniel, please hand me the red glass."}),
+        )
+        .await;
+    wait_count(&client, "#conversation li[data-type=speech]", 1).await;
+    assert_eq!(text_of(&client, "#link").await, "live");
+    client.close().await.unwrap();
+}
+
+/// Measurement, not a test of speed: `cargo test --release --test page_browser -- --ignored --nocapture`.
+/// Prints the time from an event's `ts` in the log to its appearance in the page, for 100 events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn measure_event_to_page_latency() {
+    let state = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&["--no-audio", "--brain", "rules"], &[], state.path());
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 800).await;
+    client.goto(&daemon.url("/")).await.unwrap();
+    wait_count(&client, "#table [data-person]", 2).await;
+    client
+        .execute("window.attentive.latencyMs = []", vec![])
+        .await
+        .unwrap();
+    for n in 0..100 {
+        let holding = if n % 2 == 0 {
+            json!(["smartphone"])
+        } else {
+            json!([])
+        };
+        daemon
+            .post(
+                "/api/scene",
+                &json!({"person": "Daniel", "holding": holding}),
+            )
+            .await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let latencies: Vec<f64> = loop {
+        let v = client
+            .execute("return window.attentive.latencyMs", vec![])
+            .await
+            .unwrap();
+        let l: Vec<f64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        if l.len() >= 100 || Instant::now() > deadline {
+            break l;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut sorted = latencies.clone();
+    sorted.sort_by(f64::total_cmp);
+    let pct = |p: f64| sorted[((sorted.len() - 1) as f64 * p) as usize];
+    println!(
+        "event -> page: {} events, median {:.0} ms, p95 {:.0} ms, max {:.0} ms; page weight {} bytes",
+        sorted.len(),
+        pct(0.5),
+        pct(0.95),
+        sorted.last().unwrap(),
+        attentive::web::page_weight()
+    );
+    client.close().await.unwrap();
+}
