@@ -504,6 +504,14 @@ mod tests {
             &help_red_glass(&state),
         );
         assert_eq!(v.category, Category::Partial);
+        assert!(v.why.contains("explained only afterwards"), "{}", v.why);
+        let events = [action(true, "done"), end("stop")];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
         assert!(v.why.contains("without explaining"), "{}", v.why);
     }
 
