@@ -116,7 +116,8 @@ pub struct EvalArgs {
     /// Record every LLM request and reply into DIR (a new or empty folder).
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
-    /// Answer from a recording in DIR instead of the LLM; stops at the first request that differs.
+    /// Answer from a recording in DIR instead of the LLM (same options as the recorded run);
+    /// an episode whose request differs stops there, and the command fails naming it.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
     /// Show a progress bar on stderr even when stderr is not a terminal.

@@ -52,7 +52,9 @@ fn the_sample_is_stratified_and_the_same_for_the_same_seed() {
     let mut strata: BTreeMap<String, usize> = BTreeMap::new();
     for label in &first {
         let parts: Vec<&str> = label.split('/').collect();
-        *strata.entry(format!("{} {}", parts[0], parts[2])).or_default() += 1;
+        *strata
+            .entry(format!("{} {}", parts[0], parts[2]))
+            .or_default() += 1;
     }
     assert_eq!(strata.len(), 12, "{strata:?}");
     assert!(strata.values().all(|n| (3..=4).contains(n)), "{strata:?}");
@@ -71,10 +73,14 @@ fn the_sample_is_stratified_and_the_same_for_the_same_seed() {
         .iter()
         .filter(|l| l.starts_with("coffee/") && l.contains("/busyness/"))
         .collect();
-    let layouts: std::collections::BTreeSet<&str> =
-        stratum.iter().map(|l| l.split('/').nth(1).unwrap_or("")).collect();
-    let phrasings: std::collections::BTreeSet<&str> =
-        stratum.iter().map(|l| l.split('/').nth(3).unwrap_or("")).collect();
+    let layouts: std::collections::BTreeSet<&str> = stratum
+        .iter()
+        .map(|l| l.split('/').nth(1).unwrap_or(""))
+        .collect();
+    let phrasings: std::collections::BTreeSet<&str> = stratum
+        .iter()
+        .map(|l| l.split('/').nth(3).unwrap_or(""))
+        .collect();
     assert_eq!((stratum.len(), layouts.len(), phrasings.len()), (3, 3, 3));
 }
 

@@ -148,7 +148,12 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
     } else {
         characters
             .iter()
-            .map(|c| (c.clone(), judged.iter().filter(|j| j.character == *c).collect()))
+            .map(|c| {
+                (
+                    c.clone(),
+                    judged.iter().filter(|j| j.character == *c).collect(),
+                )
+            })
             .collect()
     };
     if json {

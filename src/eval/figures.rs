@@ -42,7 +42,7 @@ pub fn html(title: &str, runs: &[CharacterRun<'_>]) -> String {
         .iter()
         .map(|(n, c)| format!(r#"<span style="display:inline-block;width:12px;height:12px;background:{c}"></span> {n} &nbsp; "#))
         .collect();
-    let _ = write!(body, "<p>{legend}</p>\n");
+    let _ = writeln!(body, "<p>{legend}</p>");
     let cases = groups(runs, |j| Some(j.row()));
     if !cases.is_empty() {
         let _ = write!(
@@ -92,7 +92,10 @@ fn groups(runs: &[CharacterRun<'_>], key: impl Fn(&Judged) -> Option<String>) ->
                 None => {
                     out.push(Group {
                         label,
-                        bars: runs.iter().map(|r| (r.character.clone(), Counts::new())).collect(),
+                        bars: runs
+                            .iter()
+                            .map(|r| (r.character.clone(), Counts::new()))
+                            .collect(),
                     });
                     out.len() - 1
                 }

@@ -117,8 +117,15 @@ fn detour(events: &[Event], sender: &str, receiver: &str) -> Option<String> {
     let moves: Vec<(String, String)> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Action { name, args, ok: true, .. }
-                if matches!(name.as_str(), "move_object_to_person" | "hand_object_over_to_person") =>
+            Event::Action {
+                name,
+                args,
+                ok: true,
+                ..
+            } if matches!(
+                name.as_str(),
+                "move_object_to_person" | "hand_object_over_to_person"
+            ) =>
             {
                 Some((
                     plain(args.get("object_name")?.as_str()?),
@@ -184,14 +191,17 @@ pub fn judge(events: &[Event], world: &World, expected: &Expectation<'_>) -> Ver
         Expect::Silent => {
             let question = expected.text.trim_end().ends_with('?');
             let pointed = events.iter().find_map(|e| match e {
-                Event::Action { name, args, ok: true, .. } if name == "point_at_object_or_person" => {
-                    Some(
-                        args.get("name")
-                            .and_then(|v| v.as_str())
-                            .unwrap_or("something")
-                            .to_string(),
-                    )
-                }
+                Event::Action {
+                    name,
+                    args,
+                    ok: true,
+                    ..
+                } if name == "point_at_object_or_person" => Some(
+                    args.get("name")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("something")
+                        .to_string(),
+                ),
                 _ => None,
             });
             if let Some((_, name, _, _)) = actions.first() {
@@ -674,7 +684,11 @@ mod tests {
             speech("Daniel could not reach the red glass, so I gave it to you."),
             end("stop"),
         ];
-        let v = judge(&events, &world_after(Some("Felix")), &help_red_glass(&state));
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
         assert_eq!(v.category, Category::Partial);
         assert!(v.why.contains("a posteriori"), "{}", v.why);
         // With no particular reason expected, an explanation afterwards is still late.
@@ -703,7 +717,11 @@ mod tests {
             hand_over("the red_glass", "Felix"),
             end("stop"),
         ];
-        let v = judge(&events, &world_after(Some("Felix")), &help_red_glass(&state));
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
         assert_eq!(v.category, Category::Partial);
         assert_eq!(
             v.why,
@@ -715,7 +733,11 @@ mod tests {
             hand_over("red_glass", "Felix"),
             end("stop"),
         ];
-        let v = judge(&events, &world_after(Some("Felix")), &help_red_glass(&state));
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
         assert_eq!(v.category, Category::Success, "{}", v.why);
     }
 
@@ -737,7 +759,11 @@ mod tests {
             &question,
         );
         assert_eq!(v.category, Category::Undesired);
-        assert!(v.why.starts_with("answered a question meant for Daniel"), "{}", v.why);
+        assert!(
+            v.why.starts_with("answered a question meant for Daniel"),
+            "{}",
+            v.why
+        );
         // Pointing at the drinks answers it too.
         let point = Event::Action {
             name: "point_at_object_or_person".into(),

@@ -55,7 +55,8 @@ impl ProgressBar {
         let left = if done == 0 {
             "?".to_string()
         } else {
-            let secs = elapsed.as_secs_f64() / done as f64 * (self.total - done.min(self.total)) as f64;
+            let secs =
+                elapsed.as_secs_f64() / done as f64 * (self.total - done.min(self.total)) as f64;
             duration(secs)
         };
         format!(
@@ -93,13 +94,18 @@ impl Progress for ProgressBar {
                 || state.done == self.total
         } else {
             let step = (self.total / 10).max(1);
-            state.done % step == 0 || state.done == self.total
+            state.done.is_multiple_of(step) || state.done == self.total
         };
         if !due {
             return;
         }
         state.last_draw = Some(now);
-        let line = self.line(state.done, state.turns, state.successes, self.started.elapsed());
+        let line = self.line(
+            state.done,
+            state.turns,
+            state.successes,
+            self.started.elapsed(),
+        );
         if self.terminal {
             eprint!("\r\x1b[K{line}");
             let _ = std::io::stderr().flush();

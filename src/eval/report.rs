@@ -39,7 +39,9 @@ impl Summary {
         }
         let costs = rows
             .iter()
-            .map(|(row, _)| CostSummary::of(judged.iter().filter(|j| j.row() == *row).map(|j| &j.cost)))
+            .map(|(row, _)| {
+                CostSummary::of(judged.iter().filter(|j| j.row() == *row).map(|j| &j.cost))
+            })
             .collect();
         Self {
             rows,

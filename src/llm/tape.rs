@@ -208,7 +208,9 @@ impl Tape {
             };
             let entry: Entry = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
             match entry {
-                Entry::Header { label: recorded, .. } if recorded != label => {
+                Entry::Header {
+                    label: recorded, ..
+                } if recorded != label => {
                     *shared.problem.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(format!(
                         "request differs at episode {episode}, call 1: this episode is \"{label}\" now but \"{recorded}\" in the recording; replay with the options of the recorded run"
                     ));
@@ -491,8 +493,7 @@ pub fn what_differs(recorded: &Value, now: &Value) -> String {
             old.len()
         );
     }
-    "the request's hash differs although it reads the same (a recording of another version?)"
-        .into()
+    "the request's hash differs although it reads the same (a recording of another version?)".into()
 }
 
 fn tools_differ(old: &Value, new: &Value) -> Option<String> {
@@ -501,7 +502,12 @@ fn tools_differ(old: &Value, new: &Value) -> Option<String> {
         v.as_array()
             .unwrap_or(&empty)
             .iter()
-            .map(|t| (t["name"].as_str().unwrap_or_default().to_string(), t.clone()))
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap_or_default().to_string(),
+                    t.clone(),
+                )
+            })
             .collect()
     };
     let (old, new) = (by_name(old), by_name(new));
@@ -671,12 +677,17 @@ mod tests {
 
         let (backend, episode) = replay.episode(1, "case a", None).unwrap();
         let err = backend
-            .complete(&request("Call stop when you are done.", "Felix said to Daniel: hi"))
+            .complete(&request(
+                "Call stop when you are done.",
+                "Felix said to Daniel: hi",
+            ))
             .await
             .unwrap_err();
         let text = err.to_string();
         assert!(
-            text.starts_with("request differs at episode 1, call 1: the description of the tool stop differs"),
+            text.starts_with(
+                "request differs at episode 1, call 1: the description of the tool stop differs"
+            ),
             "{text}"
         );
         assert_eq!(episode.problem(), Some(text));
@@ -697,7 +708,10 @@ mod tests {
             .complete(&request("Stop when done.", "Felix said to Daniel: hi"))
             .await
             .unwrap_err();
-        assert!(err.to_string().contains("\"case b\" now but \"case a\""), "{err}");
+        assert!(
+            err.to_string().contains("\"case b\" now but \"case a\""),
+            "{err}"
+        );
         assert!(replay.episode(2, "case c", None).is_err());
     }
 
@@ -713,7 +727,10 @@ mod tests {
             what_differs(&a, &b),
             "the result of tool call call_1 (message 2) differs: recorded \"Daniel is busy with the phone.\", now \"Daniel is idle.\""
         );
-        assert_eq!(canonical(&json!({"b": 1, "a": [true, null]})), r#"{"a":[true,null],"b":1}"#);
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": [true, null]})),
+            r#"{"a":[true,null],"b":1}"#
+        );
         assert_ne!(fnv1a64(b"a"), fnv1a64(b"b"));
     }
 }
