@@ -100,12 +100,29 @@ pub struct EvalArgs {
     /// Brain: llm, rules or scripted.
     #[arg(long)]
     pub brain: Option<String>,
-    /// Character name or path.
+    /// Character name or path; several separated by commas (full,relaxed,none)
+    /// run one after the other into one report. Given here, it overrides a script's own.
     #[arg(long)]
     pub character: Option<String>,
     /// Repeat every script or case N times.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Run a stratified sample of N isolated cases (balanced over scenario x case type).
+    #[arg(long, value_name = "N", requires = "isolated")]
+    pub sample: Option<usize>,
+    /// Seed of the sample: the same seed picks the same cases.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Record every LLM request and reply into DIR (a new or empty folder).
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+    /// Answer from a recording in DIR instead of the LLM (same options as the recorded run);
+    /// an episode whose request differs stops there, and the command fails naming it.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
+    /// Show a progress bar on stderr even when stderr is not a terminal.
+    #[arg(long)]
+    pub progress: bool,
     /// Episodes run in parallel.
     #[arg(long)]
     pub jobs: Option<usize>,

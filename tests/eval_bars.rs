@@ -26,6 +26,8 @@ fn runner() -> Runner<'static> {
         texts: ToolTexts::load_default().expect("tool texts"),
         agent: AgentSettings::default(),
         guards: GuardSettings::default(),
+        tape: None,
+        progress: None,
     }
 }
 

@@ -73,6 +73,8 @@ pub struct Expectation<'a> {
     pub sender: &'a str,
     /// Who was asked (the receiver).
     pub receiver: &'a str,
+    /// What the sender said.
+    pub text: &'a str,
 }
 
 /// Words that name each hindrance in an explanation.
@@ -83,6 +85,67 @@ fn reason_words(reason: &str) -> &'static [&'static str] {
         "see" => &["see", "hidden", "behind", "visible", "blocked", "cover"],
         _ => &[],
     }
+}
+
+/// Words of an explanation when no particular hindrance is expected.
+const EXPLAINING: [&str; 7] = [
+    "because", "since", "cannot", "can't", "unable", "so i", "so that",
+];
+
+/// Whether a text explains: it names the expected hindrance, or (none
+/// expected) any hindrance or a reason at all.
+fn explains(text: &str, reason: Option<&str>) -> bool {
+    match reason {
+        Some(reason) => reason_words(reason).iter().any(|w| text.contains(w)),
+        None => ["busy", "reach", "see"]
+            .iter()
+            .flat_map(|r| reason_words(r).iter())
+            .chain(EXPLAINING.iter())
+            .any(|w| text.contains(w)),
+    }
+}
+
+/// A name as the LLM wrote it, comparable with a scene name.
+fn plain(name: &str) -> String {
+    let lower = name.trim().to_lowercase().replace([' ', '-'], "_");
+    lower.strip_prefix("the_").unwrap_or(&lower).to_string()
+}
+
+/// Two moves where one would do: the object went to the receiver by one
+/// action and on to the sender by a later one (the paper's Sec. IV-B).
+fn detour(events: &[Event], sender: &str, receiver: &str) -> Option<String> {
+    let moves: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Action {
+                name,
+                args,
+                ok: true,
+                ..
+            } if matches!(
+                name.as_str(),
+                "move_object_to_person" | "hand_object_over_to_person"
+            ) =>
+            {
+                Some((
+                    plain(args.get("object_name")?.as_str()?),
+                    plain(args.get("person_name")?.as_str()?),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    let (sender, receiver) = (plain(sender), plain(receiver));
+    if sender == receiver {
+        return None;
+    }
+    moves.iter().enumerate().find_map(|(i, (object, person))| {
+        (*person == receiver
+            && moves[i + 1..]
+                .iter()
+                .any(|(o, p)| o == object && *p == sender))
+        .then(|| object.clone())
+    })
 }
 
 /// Judges one turn from its events (from `turn` to `episode_end`) and the world after it.
@@ -126,15 +189,52 @@ pub fn judge(events: &[Event], world: &World, expected: &Expectation<'_>) -> Ver
 
     match expected.expect {
         Expect::Silent => {
+            let question = expected.text.trim_end().ends_with('?');
+            let pointed = events.iter().find_map(|e| match e {
+                Event::Action {
+                    name,
+                    args,
+                    ok: true,
+                    ..
+                } if name == "point_at_object_or_person" => Some(
+                    args.get("name")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("something")
+                        .to_string(),
+                ),
+                _ => None,
+            });
             if let Some((_, name, _, _)) = actions.first() {
                 verdict(
                     Category::Undesired,
                     format!("acted ({name}) although nobody needed help"),
                 )
             } else if let Some((_, text)) = speeches.first() {
+                if question {
+                    verdict(
+                        Category::Undesired,
+                        format!(
+                            "answered a question meant for {}: \"{text}\"",
+                            expected.receiver
+                        ),
+                    )
+                } else {
+                    verdict(
+                        Category::Undesired,
+                        format!("spoke although nobody needed help: \"{text}\""),
+                    )
+                }
+            } else if let Some(target) = pointed {
                 verdict(
                     Category::Undesired,
-                    format!("spoke although nobody needed help: \"{text}\""),
+                    if question {
+                        format!(
+                            "answered a question meant for {} by pointing at {target}",
+                            expected.receiver
+                        )
+                    } else {
+                        format!("pointed at {target} although nobody needed help")
+                    },
                 )
             } else {
                 verdict(Category::Success, "stayed silent".into())
@@ -199,17 +299,41 @@ pub fn judge(events: &[Event], world: &World, expected: &Expectation<'_>) -> Ver
                 .filter(|(i, _)| *i < first_action)
                 .map(|(_, t)| *t)
                 .collect();
+            let afterwards = speeches
+                .iter()
+                .filter(|(i, _)| *i > first_action)
+                .map(|(_, t)| t.to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let explanation = before.join(" ").to_lowercase();
+            let a_posteriori = !actions.is_empty()
+                && !explains(&explanation, expected.reason)
+                && explains(&afterwards, expected.reason);
+            if a_posteriori {
+                return verdict(
+                    Category::Partial,
+                    "acted first and explained only afterwards (a posteriori)".into(),
+                );
+            }
             if !actions.is_empty() && before.is_empty() {
                 return verdict(Category::Partial, "acted without explaining first".into());
             }
-            let explanation = before.join(" ").to_lowercase();
             if let Some(reason) = expected.reason {
-                if !reason_words(reason).iter().any(|w| explanation.contains(w)) {
+                if !explains(&explanation, Some(reason)) {
                     return verdict(
                         Category::Partial,
                         format!("the explanation does not name the reason ({reason})"),
                     );
                 }
+            }
+            if let Some(object) = detour(events, expected.sender, expected.receiver) {
+                return verdict(
+                    Category::Partial,
+                    format!(
+                        "two moves where one would do: {object} went to {} (the receiver) first, then to {}",
+                        expected.receiver, expected.sender
+                    ),
+                );
             }
             if !missing_words.is_empty() {
                 return verdict(
@@ -327,6 +451,7 @@ mod tests {
             speech: &[],
             sender: "Felix",
             receiver: "Daniel",
+            text: "Daniel, could you hand me the red glass?",
         }
     }
 
@@ -383,6 +508,14 @@ mod tests {
             speech("Daniel could not reach it."),
             end("stop"),
         ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(v.why.contains("explained only afterwards"), "{}", v.why);
+        let events = [action(true, "done"), end("stop")];
         let v = judge(
             &events,
             &world_after(Some("Felix")),
@@ -446,6 +579,7 @@ mod tests {
             speech: &[],
             sender: "Felix",
             receiver: "Daniel",
+            text: "Please hand me the red glass.",
         };
         let v = judge(
             &[speech("We have cola."), end("stop")],
@@ -473,6 +607,7 @@ mod tests {
             speech: &words,
             sender: "Daniel",
             receiver: "Felix",
+            text: "We have two options, cola and fanta.",
         };
         assert_eq!(
             judge(
@@ -527,6 +662,131 @@ mod tests {
             v.why.contains("contains nothing instead of cola"),
             "{}",
             v.why
+        );
+    }
+
+    fn hand_over(object: &str, person: &str) -> Event {
+        Event::Action {
+            name: "hand_object_over_to_person".into(),
+            args: json!({"object_name": object, "person_name": person}),
+            ok: true,
+            detail: format!("You handed {object} to {person}."),
+        }
+    }
+
+    #[test]
+    fn an_explanation_only_after_acting_is_partial() {
+        // Hand-made log: a cheerful word, the hand-over, then the reason.
+        let state = at_felix();
+        let events = [
+            speech("Sure, here you go."),
+            hand_over("red_glass", "Felix"),
+            speech("Daniel could not reach the red glass, so I gave it to you."),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert!(v.why.contains("a posteriori"), "{}", v.why);
+        // With no particular reason expected, an explanation afterwards is still late.
+        let mut no_reason = help_red_glass(&state);
+        no_reason.reason = None;
+        let v = judge(&events, &world_after(Some("Felix")), &no_reason);
+        assert_eq!(v.category, Category::Partial, "{}", v.why);
+        // Explaining first stays a success.
+        let events = [
+            speech("Daniel cannot reach the red glass, so I hand it to you."),
+            hand_over("red_glass", "Felix"),
+            speech("Here you go."),
+            end("stop"),
+        ];
+        let v = judge(&events, &world_after(Some("Felix")), &no_reason);
+        assert_eq!(v.category, Category::Success, "{}", v.why);
+    }
+
+    #[test]
+    fn two_moves_via_the_receiver_are_partial() {
+        // Hand-made log: the glass goes to Daniel, then on to Felix, who asked for it.
+        let state = at_felix();
+        let events = [
+            speech("Daniel cannot reach the red glass, so I help."),
+            hand_over("red glass", "Daniel"),
+            hand_over("the red_glass", "Felix"),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Partial);
+        assert_eq!(
+            v.why,
+            "two moves where one would do: red_glass went to Daniel (the receiver) first, then to Felix"
+        );
+        // One move to the sender is a success.
+        let events = [
+            speech("Daniel cannot reach the red glass, so I help."),
+            hand_over("red_glass", "Felix"),
+            end("stop"),
+        ];
+        let v = judge(
+            &events,
+            &world_after(Some("Felix")),
+            &help_red_glass(&state),
+        );
+        assert_eq!(v.category, Category::Success, "{}", v.why);
+    }
+
+    #[test]
+    fn answering_a_question_meant_for_the_listener_is_undesired() {
+        // Hand-made log of the unobtrusive case: Felix asks Daniel; the robot answers.
+        let question = Expectation {
+            expect: Expect::Silent,
+            reason: None,
+            state: &[],
+            speech: &[],
+            sender: "Felix",
+            receiver: "Daniel",
+            text: "Hey Daniel, what do we have to drink?",
+        };
+        let v = judge(
+            &[speech("We have cola and fanta."), end("stop")],
+            &world_after(None),
+            &question,
+        );
+        assert_eq!(v.category, Category::Undesired);
+        assert!(
+            v.why.starts_with("answered a question meant for Daniel"),
+            "{}",
+            v.why
+        );
+        // Pointing at the drinks answers it too.
+        let point = Event::Action {
+            name: "point_at_object_or_person".into(),
+            args: json!({"name": "cola_bottle"}),
+            ok: true,
+            detail: "You point at cola_bottle.".into(),
+        };
+        let v = judge(&[point, end("stop")], &world_after(None), &question);
+        assert_eq!(v.category, Category::Undesired);
+        assert_eq!(
+            v.why,
+            "answered a question meant for Daniel by pointing at cola_bottle"
+        );
+        // Looking at the speaker is attention, not an answer.
+        let gaze = Event::Action {
+            name: "gaze".into(),
+            args: json!({"name": "Felix"}),
+            ok: true,
+            detail: "You look at Felix.".into(),
+        };
+        assert_eq!(
+            judge(&[gaze, end("stop")], &world_after(None), &question).category,
+            Category::Success
         );
     }
 }

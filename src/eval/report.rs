@@ -7,14 +7,19 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
+use super::cost::CostSummary;
 use super::judge::Category;
 use super::run::Judged;
 
-/// Counts per row (case type or expected decision) and category.
+/// Counts per row (case type or expected decision) and category, and the cost.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
     /// Rows in first-seen order, each with its counts per category.
     pub rows: Vec<(String, BTreeMap<Category, usize>)>,
+    /// The cost per row, in the order of `rows`.
+    pub costs: Vec<CostSummary>,
+    /// The cost of all turns.
+    pub cost: CostSummary,
 }
 
 impl Summary {
@@ -32,7 +37,17 @@ impl Summary {
             };
             *rows[index].1.entry(j.verdict.category).or_insert(0) += 1;
         }
-        Self { rows }
+        let costs = rows
+            .iter()
+            .map(|(row, _)| {
+                CostSummary::of(judged.iter().filter(|j| j.row() == *row).map(|j| &j.cost))
+            })
+            .collect();
+        Self {
+            rows,
+            costs,
+            cost: CostSummary::of(judged.iter().map(|j| &j.cost)),
+        }
     }
 
     /// Turns in a row.
@@ -85,6 +100,16 @@ impl Summary {
         out
     }
 
+    /// The terminal's cost table: per row and for all turns.
+    pub fn cost_table(&self) -> String {
+        let mut out = CostSummary::table_header();
+        for ((row, _), cost) in self.rows.iter().zip(&self.costs) {
+            out.push_str(&cost.table_row(row));
+        }
+        out.push_str(&self.cost.table_row("all"));
+        out
+    }
+
     /// The contract's `eval_summary` event, with the rows as an extension.
     pub fn to_json(&self, brain: &str, character: &str) -> serde_json::Value {
         let counts = |c: &BTreeMap<Category, usize>| {
@@ -101,6 +126,14 @@ impl Summary {
             .iter()
             .map(|(r, c)| (r.clone(), counts(c)))
             .collect();
+        let mut cost = self.cost.to_json();
+        cost["by_case"] = self
+            .rows
+            .iter()
+            .zip(&self.costs)
+            .map(|((r, _), c)| (r.clone(), c.to_json()))
+            .collect::<serde_json::Map<String, serde_json::Value>>()
+            .into();
         json!({
             "type": "eval_summary",
             "brain": brain,
@@ -108,6 +141,7 @@ impl Summary {
             "turns": Self::total(&overall),
             "categories": counts(&overall),
             "by_case": by_case,
+            "cost": cost,
         })
     }
 

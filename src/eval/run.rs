@@ -3,15 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 use serde_json::json;
 
+use super::cost::TurnCost;
 use super::judge::{judge, Category, Expectation, Verdict};
 use super::script::{apply_before, Before, Expect, ExpectedState, Script, ScriptError};
 use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character, Turn};
 use crate::config::{AgentSettings, GuardSettings};
 use crate::events::Event;
+use crate::llm::meter::Metered;
+use crate::llm::tape::{EpisodeTape, Tape};
 use crate::llm::ChatBackend;
 use crate::twin::layouts::{self, Case};
 use crate::twin::{Twin, World};
@@ -40,6 +45,8 @@ pub struct Episode {
     pub label: String,
     /// The case type, for grid cases.
     pub case: Option<Case>,
+    /// Where in the grid, for grid cases.
+    pub cell: Option<GridCell>,
     /// The world it starts from.
     pub world: World,
     /// The character, if the episode fixes one.
@@ -48,11 +55,24 @@ pub struct Episode {
     pub turns: Vec<EpisodeTurn>,
 }
 
+/// A grid case's place: scenario, layout and phrasing (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridCell {
+    /// Scenario (scene) name.
+    pub scenario: String,
+    /// Object layout, 0-based.
+    pub layout: usize,
+    /// Phrasing, 0-based index into [`PHRASINGS`].
+    pub phrasing: usize,
+}
+
 /// A judged turn.
 #[derive(Debug, Clone)]
 pub struct Judged {
     /// The episode's label.
     pub label: String,
+    /// The character it ran with.
+    pub character: String,
     /// 1-based turn number.
     pub turn: usize,
     /// The case type, for grid cases; else the expected decision decides the row.
@@ -61,6 +81,10 @@ pub struct Judged {
     pub expect: Expect,
     /// The verdict.
     pub verdict: Verdict,
+    /// What the turn cost.
+    pub cost: TurnCost,
+    /// A replay that diverged from its recording, or a recording that failed.
+    pub tape_problem: Option<String>,
 }
 
 impl Judged {
@@ -73,9 +97,14 @@ impl Judged {
             "expect": self.expect,
             "category": self.verdict.category,
             "why": self.verdict.why,
+            "character": self.character,
+            "cost": self.cost.to_json(),
         });
         if let Some(case) = self.case {
             value["case"] = json!(case.as_str());
+        }
+        if let Some(problem) = &self.tape_problem {
+            value["tape_problem"] = json!(problem);
         }
         value
     }
@@ -124,6 +153,7 @@ pub fn scripts(paths: &[PathBuf]) -> Result<Vec<Episode>, EvalError> {
         episodes.push(Episode {
             label: file.display().to_string(),
             case: None,
+            cell: None,
             world,
             character: script.character.clone(),
             turns: script
@@ -191,6 +221,11 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                     p + 1
                 ),
                 case: Some(case.case),
+                cell: Some(GridCell {
+                    scenario: case.scenario.to_string(),
+                    layout: case.layout,
+                    phrasing: p,
+                }),
                 world: case.world.clone(),
                 character: None,
                 turns: vec![EpisodeTurn {
@@ -215,8 +250,31 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
     Ok(episodes)
 }
 
+/// The episodes once per character: each copy runs with that character,
+/// whatever its script says (an explicit choice on the command line wins).
+pub fn with_characters(episodes: &[Episode], characters: &[String]) -> Vec<Episode> {
+    if characters.is_empty() {
+        return episodes.to_vec();
+    }
+    characters
+        .iter()
+        .flat_map(|c| {
+            episodes.iter().map(move |e| Episode {
+                character: Some(c.clone()),
+                ..e.clone()
+            })
+        })
+        .collect()
+}
+
 /// Makes a brain for an episode's starting world; the error says why not.
 pub type BrainFactory<'a> = dyn Fn(&World) -> Result<Box<dyn ChatBackend>, String> + Sync + 'a;
+
+/// Told about every finished episode (for a progress display).
+pub trait Progress: Sync {
+    /// One episode is done; these are its judged turns.
+    fn episode_done(&self, judged: &[Judged]);
+}
 
 /// How to run episodes: the brain for a world, the character, the loop's settings.
 pub struct Runner<'a> {
@@ -230,19 +288,36 @@ pub struct Runner<'a> {
     pub agent: AgentSettings,
     /// Guards.
     pub guards: GuardSettings,
+    /// Record every LLM reply, or answer from a recording instead of the brain.
+    pub tape: Option<Tape>,
+    /// Told about finished episodes.
+    pub progress: Option<&'a dyn Progress>,
 }
 
 impl Runner<'_> {
     /// Runs every episode `repeat` times on `jobs` threads; judged turns in input order.
+    /// Runs are numbered 1.. in that order: the episode index of a recording.
     pub fn run_all(&self, episodes: &[Episode], repeat: u32, jobs: usize) -> Vec<Judged> {
-        let work: Vec<&Episode> = episodes
+        let work: Vec<(usize, &Episode)> = episodes
             .iter()
             .flat_map(|e| std::iter::repeat_n(e, repeat.max(1) as usize))
+            .enumerate()
+            .map(|(i, e)| (i + 1, e))
             .collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build();
-        let run = || work.par_iter().map(|e| self.run(e)).collect::<Vec<_>>();
+        let run = || {
+            work.par_iter()
+                .map(|(index, e)| {
+                    let judged = self.run_numbered(*index, e);
+                    if let Some(progress) = self.progress {
+                        progress.episode_done(&judged);
+                    }
+                    judged
+                })
+                .collect::<Vec<_>>()
+        };
         let results = match pool {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
@@ -252,23 +327,57 @@ impl Runner<'_> {
 
     /// Runs one episode on a fresh twin and judges each turn.
     pub fn run(&self, episode: &Episode) -> Vec<Judged> {
+        self.run_numbered(1, episode)
+    }
+
+    fn character_of(&self, episode: &Episode) -> String {
+        episode
+            .character
+            .clone()
+            .unwrap_or_else(|| self.character.clone())
+    }
+
+    /// The brain for an episode: the real one, wrapped by the tape if any.
+    fn backend(
+        &self,
+        index: usize,
+        episode: &Episode,
+    ) -> Result<(Box<dyn ChatBackend>, Option<EpisodeTape>), String> {
+        match &self.tape {
+            None => Ok(((self.brain)(&episode.world)?, None)),
+            Some(tape) => {
+                let real = if tape.is_replay() {
+                    None
+                } else {
+                    Some((self.brain)(&episode.world)?)
+                };
+                let label = format!("{} [{}]", episode.label, self.character_of(episode));
+                tape.episode(index, &label, real)
+                    .map(|(backend, handle)| (backend, Some(handle)))
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    fn run_numbered(&self, index: usize, episode: &Episode) -> Vec<Judged> {
+        let character_name = self.character_of(episode);
         let judged = |turn: usize, e: &EpisodeTurn, category, why: String| Judged {
             label: episode.label.clone(),
+            character: character_name.clone(),
             turn,
             case: episode.case,
             expect: e.expect,
             verdict: Verdict { category, why },
+            cost: TurnCost::default(),
+            tape_problem: None,
         };
-        let setup = || -> Result<(Agent, tokio::runtime::Runtime), String> {
-            let name = episode
-                .character
-                .clone()
-                .unwrap_or_else(|| self.character.clone());
-            let character =
-                Character::load(&name, &episode.world.robot.name).map_err(|e| e.to_string())?;
-            let backend = (self.brain)(&episode.world)?;
+        let setup = || -> Result<_, String> {
+            let character = Character::load(&character_name, &episode.world.robot.name)
+                .map_err(|e| e.to_string())?;
+            let (backend, tape) = self.backend(index, episode)?;
+            let (backend, meter) = Metered::wrap(backend);
             let agent = Agent::new(
-                backend,
+                Box::new(backend),
                 character,
                 &self.texts,
                 &episode.world.robot.name,
@@ -279,28 +388,31 @@ impl Runner<'_> {
                 .enable_all()
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok((agent, runtime))
+            Ok((agent, meter, tape, runtime))
         };
-        let (mut agent, runtime) = match setup() {
+        let (mut agent, meter, tape, runtime) = match setup() {
             Ok(ok) => ok,
             Err(why) => {
+                let problem = self.tape.as_ref().map(|_| why.clone());
                 return episode
                     .turns
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| {
-                        judged(
+                    .map(|(i, t)| Judged {
+                        tape_problem: problem.clone(),
+                        ..judged(
                             i + 1,
                             t,
                             Category::ExecutionError,
                             format!("could not start: {why}"),
                         )
                     })
-                    .collect()
+                    .collect();
             }
         };
         let mut twin = Twin::from_world(episode.world.clone());
         let mut out = Vec::new();
+        let mut reported_problem = false;
         for (i, t) in episode.turns.iter().enumerate() {
             if let Err(why) = apply_before(&mut twin.world, &t.before) {
                 out.push(judged(
@@ -312,7 +424,21 @@ impl Runner<'_> {
                 continue;
             }
             let mut events: Vec<Event> = Vec::new();
-            runtime.block_on(agent.handle_turn(&t.turn, &mut twin, &mut events));
+            let started = Instant::now();
+            let report = runtime.block_on(agent.handle_turn(&t.turn, &mut twin, &mut events));
+            let measured = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            // A replay reports the recorded run's latency: that is the cost it stands for.
+            let wall_us = match &tape {
+                Some(tape) if self.tape.as_ref().is_some_and(Tape::is_replay) => {
+                    tape.recorded_wall_us(i + 1).unwrap_or(measured)
+                }
+                Some(tape) => {
+                    tape.note_turn(i + 1, measured);
+                    measured
+                }
+                None => measured,
+            };
+            let metering = meter.take();
             let expectation = Expectation {
                 expect: t.expect,
                 reason: t.reason.as_deref(),
@@ -320,14 +446,32 @@ impl Runner<'_> {
                 speech: &t.speech,
                 sender: &t.turn.speaker,
                 receiver: &t.turn.listener,
+                text: &t.turn.text,
             };
             let verdict = judge(&events, &twin.world, &expectation);
+            let problem = tape.as_ref().and_then(EpisodeTape::problem);
+            let tape_problem = match problem {
+                Some(p) if !reported_problem => {
+                    reported_problem = true;
+                    Some(p)
+                }
+                _ => None,
+            };
             out.push(Judged {
                 label: episode.label.clone(),
+                character: character_name.clone(),
                 turn: i + 1,
                 case: episode.case,
                 expect: t.expect,
                 verdict,
+                cost: TurnCost {
+                    llm_calls: report.llm_calls,
+                    calls_with_usage: metering.replies_with_usage,
+                    prompt_tokens: metering.prompt_tokens,
+                    completion_tokens: metering.completion_tokens,
+                    wall_us,
+                },
+                tape_problem,
             });
         }
         out

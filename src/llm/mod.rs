@@ -5,10 +5,12 @@
 //! replies leniently ([`lenient`]) and retries transient failures ([`retry`]).
 
 pub mod lenient;
+pub mod meter;
 pub mod openai;
 pub mod retry;
 pub mod rules;
 pub mod scripted;
+pub mod tape;
 
 pub use openai::OpenAiCompatible;
 
@@ -115,7 +117,8 @@ pub trait ChatBackend: Send + Sync {
 }
 
 /// Why a chat completion failed. Messages never contain the API key.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LlmError {
     /// No answer within the request timeout.
     #[error("the LLM server at {url} did not answer within {timeout_s:.1} s")]
@@ -162,6 +165,13 @@ pub enum LlmError {
         /// What is wrong.
         detail: String,
     },
+    /// A replayed run cannot answer: the request differs from the recording,
+    /// or the recording is missing or unreadable.
+    #[error("{detail}")]
+    Replay {
+        /// The sentence saying where and what differs.
+        detail: String,
+    },
 }
 
 impl LlmError {
@@ -176,9 +186,10 @@ impl LlmError {
         match self {
             LlmError::Timeout { .. } | LlmError::Connect { .. } => true,
             LlmError::Http { status, .. } => *status == 429 || (500..=599).contains(status),
-            LlmError::BadResponse { .. } | LlmError::NoKey { .. } | LlmError::Config { .. } => {
-                false
-            }
+            LlmError::BadResponse { .. }
+            | LlmError::NoKey { .. }
+            | LlmError::Config { .. }
+            | LlmError::Replay { .. } => false,
         }
     }
 }

@@ -12,7 +12,9 @@
 
 use serde_json::{json, Value};
 
-use super::{AssistantReply, ChatBackend, ChatMessage, ChatRequest, CompleteFuture, ToolCall};
+use super::{
+    AssistantReply, ChatBackend, ChatMessage, ChatRequest, CompleteFuture, ToolCall, Usage,
+};
 use crate::agent::grounding::{self, Grounding};
 use crate::agent::Turn;
 use crate::twin::World;
@@ -711,7 +713,8 @@ impl ChatBackend for RulesBrain {
                 })
                 .collect(),
             finish_reason: Some("tool_calls".into()),
-            usage: None,
+            // No language model: every call costs zero tokens (reported, not missing).
+            usage: Some(Usage::default()),
         };
         Box::pin(async move { Ok(reply) })
     }
