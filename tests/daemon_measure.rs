@@ -63,7 +63,7 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
         let mut source = PacedWav::open(&wav).unwrap();
         let started = Instant::now();
         let options = Listening {
-            pause_ms: Some(200),
+            pause_ms: Some(Settings::load(None).unwrap().daemon.listening_pause_ms),
             stop: &|| false,
         };
         let (mut cue, mut turn) = (None, None);
@@ -71,9 +71,10 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
             .listen(&mut source, &options, |heard| {
                 let at = started.elapsed().as_secs_f64();
                 match heard {
-                    Heard::Pause { .. } => {
-                        cue.get_or_insert(at);
-                    }
+                    // The last pause before the turn is the end of speech (earlier
+                    // ones are hesitations inside the sentence).
+                    Heard::Pause { .. } if turn.is_none() => cue = Some(at),
+                    Heard::Pause { .. } => {}
                     Heard::Turn(_) => {
                         turn.get_or_insert(at);
                     }

@@ -54,7 +54,7 @@ impl Default for DaemonSettings {
             token_env: "ATTENTIVE_API_TOKEN".into(),
             max_body_bytes: 64 * 1024,
             shutdown_timeout_s: 5.0,
-            listening_pause_ms: 200,
+            listening_pause_ms: 150,
         }
     }
 }
