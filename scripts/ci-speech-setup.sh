@@ -6,15 +6,5 @@
 # Usage: bash scripts/ci-speech-setup.sh     (as root, or with sudo available)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(cmake pkg-config libasound2-dev espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins)
-missing=()
-for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    sudo_cmd=""
-    [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash scripts/apt-install.sh cmake pkg-config libasound2-dev espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins
 bash scripts/build-whisper-model.sh models/ggml-tiny.en.bin
