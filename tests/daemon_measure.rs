@@ -62,13 +62,14 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
         );
         let mut source = PacedWav::open(&wav).unwrap();
         let started = Instant::now();
-        let options = Listening {
+        let mut options = Listening {
             pause_ms: Some(Settings::load(None).unwrap().daemon.listening_pause_ms),
             stop: &|| false,
+            half_duplex: None,
         };
         let (mut cue, mut turn) = (None, None);
         frontend
-            .listen(&mut source, &options, |heard| {
+            .listen(&mut source, &mut options, |heard| {
                 let at = started.elapsed().as_secs_f64();
                 match heard {
                     // The last pause before the turn is the end of speech (earlier

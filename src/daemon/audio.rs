@@ -106,11 +106,12 @@ impl Microphone {
             .spawn(move || {
                 let mut frontend = FrontEnd::new(settings, participants, recognizer);
                 let should_stop = move || stop_flag.load(Ordering::Relaxed);
-                let options = Listening {
+                let mut options = Listening {
                     pause_ms: Some(pause_ms),
                     stop: &should_stop,
+                    half_duplex: None,
                 };
-                let result = frontend.listen(source.as_mut(), &options, |heard| match heard {
+                let result = frontend.listen(source.as_mut(), &mut options, |heard| match heard {
                     Heard::Pause { speaker, .. } => {
                         intake.bus.publish(Event::Listening { speaker });
                     }

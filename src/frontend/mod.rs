@@ -130,6 +130,8 @@ pub struct Listening<'a> {
     pub pause_ms: Option<u32>,
     /// Asked before every block; `true` ends the run.
     pub stop: &'a (dyn Fn() -> bool + Sync),
+    /// Half-duplex: while the robot speaks, the microphone does not reach the recogniser.
+    pub half_duplex: Option<&'a mut dyn HalfDuplex>,
 }
 
 impl Default for Listening<'_> {
@@ -137,8 +139,32 @@ impl Default for Listening<'_> {
         Self {
             pause_ms: None,
             stop: &|| false,
+            half_duplex: None,
         }
     }
+}
+
+/// The robot's side of half-duplex listening (implemented by the daemon over the voice).
+pub trait HalfDuplex {
+    /// Whether the microphone may reach the recogniser now (the robot is quiet).
+    fn open(&mut self) -> bool;
+    /// While closed: one block of `len` was voiced or not. `true` when a person
+    /// has talked over the robot long enough (barge-in): the robot stops and the
+    /// held audio goes on to the recogniser.
+    fn heard_while_closed(&mut self, voiced: bool, len: std::time::Duration) -> bool;
+}
+
+/// Audio held while the gate is closed, so that a barge-in keeps the first words.
+const HELD_MAX: usize = VAD_RATE as usize * 3 / 2;
+
+/// Whether any 16 ms frame of 16 kHz audio is voiced.
+fn any_voiced(detector: &mut vad::EarshotDetector, samples: &[f32], threshold: f32) -> bool {
+    use vad::VoiceDetector;
+    let mut voiced = false;
+    for frame in samples.chunks_exact(vad::FRAME) {
+        voiced |= detector.score(frame) >= threshold;
+    }
+    voiced
 }
 
 /// The front end: one source in, turns out.
@@ -177,7 +203,7 @@ impl<T: Transcriber> FrontEnd<T> {
         source: &mut dyn AudioSource,
         mut on_turn: impl FnMut(&Turn),
     ) -> Result<RunStats, FrontendError> {
-        self.listen(source, &Listening::default(), |heard| {
+        self.listen(source, &mut Listening::default(), |heard| {
             if let Heard::Turn(turn) = heard {
                 on_turn(turn);
             }
@@ -189,9 +215,11 @@ impl<T: Transcriber> FrontEnd<T> {
     pub fn listen(
         &mut self,
         source: &mut dyn AudioSource,
-        options: &Listening<'_>,
+        options: &mut Listening<'_>,
         mut on_heard: impl FnMut(Heard<'_>),
     ) -> Result<RunStats, FrontendError> {
+        let mut barge_detector = vad::EarshotDetector::default();
+        let mut held: Vec<f32> = Vec::new();
         let rate = source.sample_rate();
         let channels = source.channels();
         let mics = self.settings.mic_positions.len();
@@ -248,7 +276,45 @@ impl<T: Transcriber> FrontEnd<T> {
                         b.chunks(channels)
                             .map(|f| f.iter().sum::<f32>() / channels as f32),
                     );
-                    (segmenter.push(&resampler.process(&mono)), false)
+                    let audio = resampler.process(&mono);
+                    let block_len = std::time::Duration::from_secs_f64(
+                        (b.len() / channels) as f64 / rate as f64,
+                    );
+                    let mut out = Vec::new();
+                    let closed = options
+                        .half_duplex
+                        .as_deref_mut()
+                        .is_some_and(|gate| !gate.open());
+                    match options.half_duplex.as_deref_mut() {
+                        Some(gate) if closed => {
+                            // The robot speaks: hold the audio; silence keeps the timeline.
+                            let voiced = any_voiced(
+                                &mut barge_detector,
+                                &audio,
+                                self.settings.vad.threshold,
+                            );
+                            held.extend_from_slice(&audio);
+                            if held.len() > HELD_MAX {
+                                let old = held.len() - HELD_MAX;
+                                out.extend(segmenter.push(&vec![0.0; old]));
+                                held.drain(..old);
+                            }
+                            if gate.heard_while_closed(voiced, block_len) {
+                                tracing::info!("barge-in: a person talks over the robot");
+                                out.extend(segmenter.push(&held));
+                                held.clear();
+                            }
+                        }
+                        _ => {
+                            if !held.is_empty() {
+                                // What was held was the robot's own voice: never recognised.
+                                out.extend(segmenter.push(&vec![0.0; held.len()]));
+                                held.clear();
+                            }
+                            out.extend(segmenter.push(&audio));
+                        }
+                    }
+                    (out, false)
                 }
                 None => {
                     let mut us = segmenter.push(&resampler.finish());

@@ -1,0 +1,99 @@
+//! Half-duplex listening in the front end: while the robot speaks, what the
+//! microphone hears does not reach the recogniser, unless a person talks over
+//! the robot long enough (barge-in); then their words are recognised whole.
+
+mod speech_support;
+
+use std::time::Duration;
+
+use attentive::frontend::{
+    participants_from_scene_file, AudioSettings, FrontEnd, HalfDuplex, Heard, Listening,
+    Recognizer, WavSource,
+};
+use speech_support::{espeak, model_path};
+
+/// The robot speaks the whole time; barge-in after `after` of voiced audio (None: never).
+struct RobotTalking {
+    after: Option<Duration>,
+    voiced: Duration,
+    barged: bool,
+}
+
+impl HalfDuplex for RobotTalking {
+    fn open(&mut self) -> bool {
+        self.barged
+    }
+    fn heard_while_closed(&mut self, voiced: bool, len: Duration) -> bool {
+        if voiced {
+            self.voiced += len;
+        }
+        self.barged = self.after.is_some_and(|after| self.voiced >= after);
+        self.barged
+    }
+}
+
+fn turns(audio: Vec<f32>, gate: &mut RobotTalking) -> Vec<String> {
+    let settings = AudioSettings {
+        fallback_speaker: Some("Felix".into()),
+        ..AudioSettings::default()
+    };
+    let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
+    let participants = participants_from_scene_file(&scene, settings.array_offset).unwrap();
+    let recognizer = Recognizer::with_model(&model_path(), &settings.asr).unwrap();
+    let mut frontend = FrontEnd::new(settings, participants, recognizer);
+    let mut source = WavSource::from_samples(audio, 16_000, 1);
+    let mut options = Listening {
+        half_duplex: Some(gate),
+        ..Listening::default()
+    };
+    let mut out = Vec::new();
+    frontend
+        .listen(&mut source, &mut options, |heard| {
+            if let Heard::Turn(t) = heard {
+                out.push(t.text.clone());
+            }
+        })
+        .unwrap();
+    out
+}
+
+fn padded(text: &str) -> Vec<f32> {
+    let mut audio = vec![0.0f32; 8_000];
+    audio.extend(espeak(text));
+    audio.extend(vec![0.0f32; 16_000]);
+    audio
+}
+
+#[test]
+fn the_robots_own_sentence_never_becomes_a_turn() {
+    let mut gate = RobotTalking {
+        after: None,
+        voiced: Duration::ZERO,
+        barged: false,
+    };
+    let heard = turns(
+        padded("Daniel cannot reach the red glass, so I will hand it to you."),
+        &mut gate,
+    );
+    assert!(heard.is_empty(), "the robot heard itself: {heard:?}");
+    assert!(
+        gate.voiced > Duration::from_millis(500),
+        "the barge-in detector did hear speech"
+    );
+}
+
+#[test]
+fn a_person_talking_over_the_robot_is_heard_from_their_first_word() {
+    let mut gate = RobotTalking {
+        after: Some(Duration::from_millis(500)),
+        voiced: Duration::ZERO,
+        barged: false,
+    };
+    let heard = turns(padded("Stop, please wait a moment."), &mut gate);
+    assert!(gate.barged);
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert!(
+        heard[0].to_lowercase().contains("stop"),
+        "the first word was kept: {heard:?}"
+    );
+}
