@@ -19,7 +19,7 @@ pub mod wyoming;
 
 pub use engine::{SpeechEngine, SynthFuture};
 pub use pcm::Pcm;
-pub use playback::{Playback, Playing, VirtualOutput};
+pub use playback::{Playback, Playing, Stopper, VirtualOutput};
 pub use settings::{EngineKind, VoiceSettings};
 pub use speech::Voice;
 pub use turn_taking::{BargeIn, MicGate};

@@ -95,7 +95,10 @@ impl Playback {
 
     /// Starts playing `pcm`; the returned handle stops it or awaits its end.
     pub fn play(&self, pcm: &Pcm) -> Playing {
-        let player = Player::connect_new(&self.mixer);
+        // Queue the speech before the player joins the mixer: the mixer sets up its
+        // rate conversion from the queue's format when it is added, and an empty
+        // queue would report a default rate and play the first span at the wrong speed.
+        let (player, queue) = Player::new();
         let rate = NonZero::new(pcm.rate.max(1)).unwrap_or(NonZero::<u32>::MIN);
         player.append(SamplesBuffer::new(
             NonZero::<u16>::MIN,
@@ -111,14 +114,35 @@ impl Playback {
                 let _ = tx.send(());
             }
         })));
-        Playing { player, done: rx }
+        self.mixer.add(queue);
+        Playing {
+            player: Arc::new(player),
+            done: rx,
+        }
     }
 }
 
 /// One utterance being played.
 pub struct Playing {
-    player: Player,
+    player: Arc<Player>,
     done: oneshot::Receiver<()>,
+}
+
+/// Stops one utterance from anywhere (another thread, a sync function).
+#[derive(Clone)]
+pub struct Stopper(Arc<Player>);
+
+impl Stopper {
+    /// Stops the utterance: silence within 5 ms of audio plus the device buffer.
+    pub fn stop(&self) {
+        self.0.stop();
+    }
+}
+
+impl std::fmt::Debug for Stopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stopper")
+    }
 }
 
 impl std::fmt::Debug for Playing {
@@ -131,6 +155,11 @@ impl Playing {
     /// Stops it: silence within 5 ms of audio plus the device buffer.
     pub fn stop(&self) {
         self.player.stop();
+    }
+
+    /// A handle that stops it.
+    pub fn stopper(&self) -> Stopper {
+        Stopper(self.player.clone())
     }
 
     /// Resolves when it has played to the end (`true`) or was stopped (`false`).

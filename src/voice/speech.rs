@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::engine::{self, SpeechEngine};
-use super::playback::Playback;
+use super::playback::{Playback, Stopper};
 use super::settings::VoiceSettings;
 use super::turn_taking::{BargeIn, MicGate};
 use super::VoiceError;
@@ -41,13 +41,35 @@ pub struct Voice {
 struct Inner {
     /// `None` for a silent voice (`engine = "none"`).
     queue: Option<mpsc::UnboundedSender<Utterance>>,
-    /// Utterances said and not yet played, stopped or failed.
-    pending: Arc<watch::Sender<usize>>,
+    /// What the speaking task shares with every clone.
+    shared: Arc<Shared>,
     /// Cancelled by `hush`; every utterance carries the token current when it was said.
     generation: Mutex<CancellationToken>,
     gate: MicGate,
     barge_in_ms: u32,
     description: String,
+}
+
+/// State of the speaking task that `say`, `hush` and `until_quiet` see.
+struct Shared {
+    /// Utterances said and not yet played, stopped or failed.
+    pending: watch::Sender<usize>,
+    /// Stops the utterance playing now, so that `hush` is heard at once
+    /// (without waiting for the speaking task to be scheduled).
+    playing: Mutex<Option<Stopper>>,
+}
+
+impl Shared {
+    fn new() -> Arc<Shared> {
+        Arc::new(Shared {
+            pending: watch::Sender::new(0),
+            playing: Mutex::new(None),
+        })
+    }
+
+    fn set_playing(&self, stopper: Option<Stopper>) {
+        *self.playing.lock().unwrap_or_else(|p| p.into_inner()) = stopper;
+    }
 }
 
 struct Utterance {
@@ -59,7 +81,7 @@ impl std::fmt::Debug for Voice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Voice")
             .field("engine", &self.inner.description)
-            .field("pending", &*self.inner.pending.borrow())
+            .field("pending", &*self.inner.shared.pending.borrow())
             .finish_non_exhaustive()
     }
 }
@@ -97,21 +119,21 @@ impl Voice {
         events: mpsc::UnboundedSender<Event>,
     ) -> Voice {
         let (tx, rx) = mpsc::unbounded_channel();
-        let pending = Arc::new(watch::Sender::new(0));
+        let shared = Shared::new();
         let gate = MicGate::new(settings.tail_ms);
         let description = format!("{} on {}", engine.describe(), playback.description());
         tokio::spawn(speak_queue(
             rx,
             engine,
             playback,
-            pending.clone(),
+            shared.clone(),
             gate.clone(),
             events,
         ));
         Voice {
             inner: Arc::new(Inner {
                 queue: Some(tx),
-                pending,
+                shared,
                 generation: Mutex::new(CancellationToken::new()),
                 gate,
                 barge_in_ms: settings.barge_in_ms,
@@ -125,7 +147,7 @@ impl Voice {
         Voice {
             inner: Arc::new(Inner {
                 queue: None,
-                pending: Arc::new(watch::Sender::new(0)),
+                shared: Shared::new(),
                 generation: Mutex::new(CancellationToken::new()),
                 gate: MicGate::new(settings.tail_ms),
                 barge_in_ms: settings.barge_in_ms,
@@ -169,19 +191,22 @@ impl Mouth for Voice {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        self.inner.pending.send_modify(|n| *n += 1);
+        self.inner.shared.pending.send_modify(|n| *n += 1);
         let utterance = Utterance {
             text: text.to_string(),
             cancel,
         };
         if queue.send(utterance).is_err() {
             // The speaking task is gone (runtime shutting down): nothing will play.
-            self.inner.pending.send_modify(|n| *n = n.saturating_sub(1));
+            self.inner
+                .shared
+                .pending
+                .send_modify(|n| *n = n.saturating_sub(1));
         }
     }
 
     fn until_quiet(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        let mut pending = self.inner.pending.subscribe();
+        let mut pending = self.inner.shared.pending.subscribe();
         Box::pin(async move {
             // An error means the voice is gone, which is quiet too.
             let _ = pending.wait_for(|n| *n == 0).await;
@@ -196,6 +221,16 @@ impl Mouth for Voice {
             .unwrap_or_else(|p| p.into_inner());
         generation.cancel();
         *generation = CancellationToken::new();
+        if let Some(stopper) = self
+            .inner
+            .shared
+            .playing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            stopper.stop();
+        }
     }
 }
 
@@ -204,13 +239,20 @@ async fn speak_queue(
     mut queue: mpsc::UnboundedReceiver<Utterance>,
     engine: Arc<dyn SpeechEngine>,
     playback: Playback,
-    pending: Arc<watch::Sender<usize>>,
+    shared: Arc<Shared>,
     gate: MicGate,
     events: mpsc::UnboundedSender<Event>,
 ) {
     while let Some(utterance) = queue.recv().await {
-        if let Err(error) = speak_one(&utterance, engine.as_ref(), &playback, &gate, &events).await
-        {
+        let spoken = speak_one(
+            &utterance,
+            engine.as_ref(),
+            &playback,
+            &shared,
+            &gate,
+            &events,
+        );
+        if let Err(error) = spoken.await {
             tracing::warn!("voice: {error}");
             let _ = events.send(Event::Warning {
                 kind: "voice".into(),
@@ -220,7 +262,7 @@ async fn speak_queue(
                 ),
             });
         }
-        pending.send_modify(|n| *n = n.saturating_sub(1));
+        shared.pending.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 
@@ -229,6 +271,7 @@ async fn speak_one(
     utterance: &Utterance,
     engine: &dyn SpeechEngine,
     playback: &Playback,
+    shared: &Shared,
     gate: &MicGate,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<(), VoiceError> {
@@ -249,6 +292,11 @@ async fn speak_one(
         "voice: synthesised"
     );
     let mut playing = playback.play(&pcm);
+    shared.set_playing(Some(playing.stopper()));
+    // A hush between the check above and now would have found nothing to stop.
+    if utterance.cancel.is_cancelled() {
+        playing.stop();
+    }
     gate.begin();
     let played = tokio::select! {
         played = playing.finished() => played,
@@ -257,6 +305,7 @@ async fn speak_one(
             false
         }
     };
+    shared.set_playing(None);
     gate.end(Instant::now());
     if played {
         let _ = events.send(Event::Voice {
