@@ -36,6 +36,8 @@ pub enum Command {
     Listen(ListenArgs),
     /// The daemon.
     Run(RunArgs),
+    /// Speak TEXT with the configured speech engine and output device.
+    Say(SayArgs),
     /// Configuration commands.
     Config(ConfigArgs),
 }
@@ -155,6 +157,19 @@ pub struct ListenArgs {
     /// Recogniser threads (overrides audio.asr.threads).
     #[arg(long)]
     pub threads: Option<u32>,
+}
+
+/// Arguments of `attentive say`.
+#[derive(Debug, Args)]
+pub struct SayArgs {
+    /// What the robot says.
+    pub text: String,
+    /// Whom it says it to (shown in the output).
+    #[arg(long, default_value = "All")]
+    pub to: String,
+    /// Write the audio to this WAV file instead of playing it.
+    #[arg(long)]
+    pub wav: Option<PathBuf>,
 }
 
 /// Arguments of `attentive run`.

@@ -59,6 +59,8 @@ pub struct Settings {
     pub audio: crate::frontend::settings::AudioSettings,
     /// The daemon (`attentive run`).
     pub daemon: crate::daemon::settings::DaemonSettings,
+    /// The robot's voice.
+    pub voice: crate::voice::VoiceSettings,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,
@@ -328,6 +330,7 @@ impl Settings {
         if !(self.agent.turn_timeout_s.is_finite() && self.agent.turn_timeout_s > 0.0) {
             return Err("agent.turn_timeout_s must be a positive number of seconds".into());
         }
+        self.voice.validate()?;
         self.daemon.validate()
     }
 

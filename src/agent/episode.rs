@@ -3,6 +3,7 @@
 //! `stop` or a limit (DESIGN.md, "The agent").
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -12,6 +13,7 @@ use super::character::Character;
 use super::grounding::{self, Addressee, Grounding};
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
 use super::turn::Turn;
+use super::voice::Mouth;
 use crate::config::{AgentSettings, GuardSettings};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
@@ -82,6 +84,8 @@ pub struct Agent {
     settings: AgentSettings,
     guards: GuardSettings,
     history: Vec<ChatMessage>,
+    /// The robot's voice, and how long an action waits for it (`None`: no wait).
+    mouth: Option<(Arc<dyn Mouth>, Option<Duration>)>,
 }
 
 /// What this turn has done so far, for the guards.
@@ -129,7 +133,19 @@ impl Agent {
             settings,
             guards,
             history: Vec::new(),
+            mouth: None,
         }
+    }
+
+    /// Speaks through `mouth`; a physical action first waits up to `wait_before_action`
+    /// for the speech before it to be heard (`None`: it does not wait).
+    pub fn with_mouth(
+        mut self,
+        mouth: Arc<dyn Mouth>,
+        wait_before_action: Option<Duration>,
+    ) -> Self {
+        self.mouth = Some((mouth, wait_before_action));
+        self
     }
 
     /// Who answers: the backend's description.
@@ -268,6 +284,7 @@ impl Agent {
             let mut stop = false;
             let mut end: Option<EndReason> = None;
             for call in calls {
+                self.wait_for_speech(&call.name, events).await;
                 if cancel.is_cancelled() {
                     // Every call still gets its result, so the history stays well-formed.
                     self.history.push(ChatMessage::Tool {
@@ -409,19 +426,22 @@ impl Agent {
         }
         if call.name == "speak" && outcome.ok {
             state.spoke = true;
+            let to = outcome
+                .facts
+                .get("to")
+                .and_then(Value::as_str)
+                .unwrap_or("All");
+            let text = outcome
+                .facts
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some((mouth, _)) = &self.mouth {
+                mouth.say(to, text);
+            }
             events.emit(Event::Speech {
-                to: outcome
-                    .facts
-                    .get("to")
-                    .and_then(Value::as_str)
-                    .unwrap_or("All")
-                    .to_string(),
-                text: outcome
-                    .facts
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                to: to.to_string(),
+                text: text.to_string(),
             });
         }
         events.emit(Event::ToolCall {
@@ -441,6 +461,28 @@ impl Agent {
             });
         }
         (outcome.text, flags)
+    }
+
+    /// Before a physical action: lets the explanation be heard first, within the bound.
+    async fn wait_for_speech(&self, tool: &str, events: &mut (dyn EventSink + Send)) {
+        let Some((mouth, Some(bound))) = &self.mouth else {
+            return;
+        };
+        if tools::definition(tool).map(|d| d.category) != Some(ToolCategory::Action) {
+            return;
+        }
+        if tokio::time::timeout(*bound, mouth.until_quiet())
+            .await
+            .is_err()
+        {
+            events.emit(Event::Warning {
+                kind: "voice".into(),
+                detail: format!(
+                    "The robot was still speaking after {:.1} s; {tool} goes ahead anyway.",
+                    bound.as_secs_f64()
+                ),
+            });
+        }
     }
 
     /// The guards of DESIGN.md; `Some((kind, message))` refuses the call.

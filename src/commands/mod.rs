@@ -11,6 +11,7 @@ use crate::cli::{Cli, Command, ConfigCommand};
 mod eval;
 mod listen;
 mod run;
+mod say;
 mod sim;
 mod tool;
 
@@ -20,6 +21,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Tool(args) => tool::run(&args, cli.json),
         Command::Listen(args) => listen::run(&args, cli.json, config),
+        Command::Say(args) => say::run(&args, cli.json, config),
         Command::Sim(args) => sim::run(&args, cli.json, config),
         Command::Tools(args) => {
             let world = scene::load(&args.scene)?;

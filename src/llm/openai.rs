@@ -280,7 +280,7 @@ fn error_from_body(content: &str) -> Option<LlmError> {
 }
 
 /// The error and its causes, joined (reqwest's own message hides the cause).
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut out = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -295,7 +295,7 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 }
 
 /// The host of an http(s) URL (without port, brackets or user info), lowercased.
-fn host_of(url: &str) -> Option<String> {
+pub(crate) fn host_of(url: &str) -> Option<String> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))?;
@@ -310,7 +310,7 @@ fn host_of(url: &str) -> Option<String> {
 }
 
 /// Whether a host is local: no key is required for it.
-fn is_local_host(host: &str) -> bool {
+pub(crate) fn is_local_host(host: &str) -> bool {
     if let Ok(ip) = host.parse::<IpAddr>() {
         return match ip {
             IpAddr::V4(v4) => is_local_v4(v4),

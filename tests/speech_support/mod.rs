@@ -205,3 +205,32 @@ pub fn wer(reference: &str, hyp: &str) -> f32 {
     }
     d[r.len()][h.len()] as f32 / r.len().max(1) as f32
 }
+
+/// Share of the words of `reference` that occur in `hyp` (case and punctuation ignored;
+/// each heard word counts once).
+pub fn words_heard(reference: &str, hyp: &str) -> f32 {
+    let norm = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| {
+                w.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .collect::<String>()
+                    .to_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let reference = norm(reference);
+    let mut heard = norm(hyp);
+    let found = reference
+        .iter()
+        .filter(|w| match heard.iter().position(|h| h == *w) {
+            Some(i) => {
+                heard.swap_remove(i);
+                true
+            }
+            None => false,
+        })
+        .count();
+    found as f32 / reference.len().max(1) as f32
+}

@@ -1,0 +1,323 @@
+//! Playback with rodio: one long-lived output stream on its own thread, one
+//! `Player` per utterance on its mixer, stoppable at once, awaitable to its end.
+//!
+//! Stop latency: rodio checks a player's stop flag every 5 ms of audio, and the
+//! device holds [`OUTPUT_BUFFER_MS`] more; so what is heard ends about 30 ms
+//! after [`Playing::stop`] (plus the sound server's own buffer, e.g. PulseAudio's).
+
+use std::num::NonZero;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cpal::traits::{DeviceTrait, HostTrait};
+use rodio::buffer::SamplesBuffer;
+use rodio::mixer::{Mixer, MixerSource};
+use rodio::source::EmptyCallback;
+use rodio::{DeviceSinkBuilder, MixerDeviceSink, Player};
+use tokio::sync::oneshot;
+
+use super::pcm::Pcm;
+use super::VoiceError;
+
+/// The device buffer asked for, in ms: small, so that a stop is heard at once.
+pub const OUTPUT_BUFFER_MS: u32 = 25;
+
+/// An open output: the mixer of a device stream that lives on its own thread
+/// (or of an in-process [`VirtualOutput`]). Dropping it closes the stream.
+pub struct Playback {
+    mixer: Mixer,
+    description: String,
+    /// Dropping this sender ends the thread that owns the device stream.
+    _keep_open: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl std::fmt::Debug for Playback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Playback")
+            .field("device", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Playback {
+    /// Opens the output device called `name` (its cpal id such as `pulse`, its
+    /// description, or a case-insensitive part of the description), or the default
+    /// output device. Blocks until the stream runs (PulseAudio takes a second or two):
+    /// from async code call it inside `spawn_blocking`.
+    pub fn open(name: Option<&str>) -> Result<Playback, VoiceError> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (keep_tx, keep_rx) = std::sync::mpsc::channel::<()>();
+        let wanted = name.map(str::to_string);
+        std::thread::Builder::new()
+            .name("voice-output".into())
+            .spawn(move || match open_sink(wanted.as_deref()) {
+                Ok((sink, description)) => {
+                    if ready_tx
+                        .send(Ok((sink.mixer().clone(), description)))
+                        .is_ok()
+                    {
+                        // Keep the stream until the Playback is dropped.
+                        let _ = keep_rx.recv();
+                    }
+                    drop(sink);
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                }
+            })
+            .map_err(|e| {
+                VoiceError::Device(format!("cannot start the audio output thread: {e}"))
+            })?;
+        let (mixer, description) = ready_rx.recv().map_err(|_| {
+            VoiceError::Device("the audio output thread ended while opening".into())
+        })??;
+        tracing::info!(device = %description, "voice output open");
+        Ok(Playback {
+            mixer,
+            description,
+            _keep_open: Some(keep_tx),
+        })
+    }
+
+    /// A playback on a mixer made elsewhere (see [`VirtualOutput`]).
+    pub fn with_mixer(mixer: Mixer, description: &str) -> Playback {
+        Playback {
+            mixer,
+            description: description.to_string(),
+            _keep_open: None,
+        }
+    }
+
+    /// The device's description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Starts playing `pcm`; the returned handle stops it or awaits its end.
+    pub fn play(&self, pcm: &Pcm) -> Playing {
+        // Queue the speech before the player joins the mixer: the mixer sets up its
+        // rate conversion from the queue's format when it is added, and an empty
+        // queue would report a default rate and play the first span at the wrong speed.
+        let (player, queue) = Player::new();
+        let rate = NonZero::new(pcm.rate.max(1)).unwrap_or(NonZero::<u32>::MIN);
+        player.append(SamplesBuffer::new(
+            NonZero::<u16>::MIN,
+            rate,
+            pcm.samples.clone(),
+        ));
+        let (tx, rx) = oneshot::channel();
+        let tx = Mutex::new(Some(tx));
+        // Runs when the mixer reaches the end of the speech; after a stop it never
+        // runs and is dropped, so the receiver sees the sender gone.
+        player.append(EmptyCallback::new(Box::new(move || {
+            if let Some(tx) = tx.lock().ok().and_then(|mut t| t.take()) {
+                let _ = tx.send(());
+            }
+        })));
+        self.mixer.add(queue);
+        Playing {
+            player: Arc::new(player),
+            done: rx,
+        }
+    }
+}
+
+/// One utterance being played.
+pub struct Playing {
+    player: Arc<Player>,
+    done: oneshot::Receiver<()>,
+}
+
+/// Stops one utterance from anywhere (another thread, a sync function).
+#[derive(Clone)]
+pub struct Stopper(Arc<Player>);
+
+impl Stopper {
+    /// Stops the utterance: silence within 5 ms of audio plus the device buffer.
+    pub fn stop(&self) {
+        self.0.stop();
+    }
+}
+
+impl std::fmt::Debug for Stopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stopper")
+    }
+}
+
+impl std::fmt::Debug for Playing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Playing")
+    }
+}
+
+impl Playing {
+    /// Stops it: silence within 5 ms of audio plus the device buffer.
+    pub fn stop(&self) {
+        self.player.stop();
+    }
+
+    /// A handle that stops it.
+    pub fn stopper(&self) -> Stopper {
+        Stopper(self.player.clone())
+    }
+
+    /// Resolves when it has played to the end (`true`) or was stopped (`false`).
+    pub async fn finished(&mut self) -> bool {
+        (&mut self.done).await.is_ok()
+    }
+}
+
+fn open_sink(name: Option<&str>) -> Result<(MixerDeviceSink, String), VoiceError> {
+    let host = cpal::default_host();
+    let device = match name {
+        None => host.default_output_device().ok_or_else(|| {
+            VoiceError::Device("no default output device (no sound card?)".into())
+        })?,
+        Some(want) => find_output(&host, want)?,
+    };
+    let description = device.to_string();
+    let config = device.default_output_config().map_err(|e| {
+        VoiceError::Device(format!("output device {description:?} is not usable: {e}"))
+    })?;
+    let frames = (config.sample_rate() * OUTPUT_BUFFER_MS / 1000).max(64) & !1;
+    let mut sink = DeviceSinkBuilder::from_device(device)
+        .map_err(|e| VoiceError::Device(format!("output device {description:?}: {}", chain(&e))))?
+        .with_buffer_size(cpal::BufferSize::Fixed(frames))
+        .with_error_callback(|e| tracing::warn!("audio output: {e}"))
+        .open_sink_or_fallback()
+        .map_err(|e| {
+            VoiceError::Device(format!(
+                "cannot open output device {description:?}: {}",
+                chain(&e)
+            ))
+        })?;
+    sink.log_on_drop(false);
+    Ok((sink, description))
+}
+
+fn find_output(host: &cpal::Host, want: &str) -> Result<cpal::Device, VoiceError> {
+    let devices: Vec<cpal::Device> = host
+        .output_devices()
+        .map_err(|e| VoiceError::Device(format!("cannot list output devices: {e}")))?
+        .collect();
+    let id = |d: &cpal::Device| d.id().ok();
+    let names: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+    let lower = want.to_lowercase();
+    let index = devices
+        .iter()
+        .position(|d| id(d).is_some_and(|i| i.id() == want || i.to_string() == want))
+        .or_else(|| names.iter().position(|n| n == want))
+        .or_else(|| names.iter().position(|n| n.to_lowercase().contains(&lower)));
+    match index {
+        Some(i) => devices
+            .into_iter()
+            .nth(i)
+            .ok_or_else(|| VoiceError::Device(format!("output device {want:?} vanished"))),
+        None => {
+            let ids: Vec<String> = devices
+                .iter()
+                .map(|d| id(d).map_or_else(|| d.to_string(), |i| i.to_string()))
+                .collect();
+            Err(VoiceError::Device(format!(
+                "no output device named {want:?}; available: {}",
+                if ids.is_empty() {
+                    "none".to_string()
+                } else {
+                    ids.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+fn chain(err: &dyn std::error::Error) -> String {
+    crate::llm::openai::error_chain(err)
+}
+
+/// An in-process loudspeaker, clocked by the wall clock, that records what is
+/// played (tests, benches, a daemon without a sound card). Stops when dropped.
+pub struct VirtualOutput {
+    recorded: Arc<Mutex<Vec<f32>>>,
+    started: Instant,
+    rate: u32,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl VirtualOutput {
+    /// A mono loudspeaker at `rate` Hz pulling 5 ms blocks, and the playback that feeds it.
+    pub fn start(rate: u32) -> (VirtualOutput, Playback) {
+        let rate = rate.max(1000);
+        let (mixer, source) = rodio::mixer::mixer(
+            NonZero::<u16>::MIN,
+            NonZero::new(rate).unwrap_or(NonZero::<u32>::MIN),
+        );
+        let recorded = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let started = Instant::now();
+        let thread = {
+            let (recorded, stop) = (recorded.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("virtual-output".into())
+                .spawn(move || pull(source, rate, started, &recorded, &stop))
+                .ok()
+        };
+        let out = VirtualOutput {
+            recorded,
+            started,
+            rate,
+            stop,
+            thread,
+        };
+        (out, Playback::with_mixer(mixer, "virtual output"))
+    }
+
+    /// Everything played so far (silence included), from the start.
+    pub fn recorded(&self) -> Vec<f32> {
+        self.recorded.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// The sample rate.
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
+    /// The index of the sample played at `at`.
+    pub fn sample_at(&self, at: Instant) -> usize {
+        (at.saturating_duration_since(self.started).as_secs_f64() * f64::from(self.rate)) as usize
+    }
+}
+
+impl Drop for VirtualOutput {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn pull(
+    mut source: MixerSource,
+    rate: u32,
+    started: Instant,
+    recorded: &Mutex<Vec<f32>>,
+    stop: &std::sync::atomic::AtomicBool,
+) {
+    let mut pulled = 0usize;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let due = (started.elapsed().as_secs_f64() * f64::from(rate)) as usize;
+        if due > pulled {
+            // An idle mixer yields None: that is silence.
+            let block: Vec<f32> = (pulled..due)
+                .map(|_| source.next().unwrap_or(0.0))
+                .collect();
+            pulled = due;
+            if let Ok(mut r) = recorded.lock() {
+                r.extend(block);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
