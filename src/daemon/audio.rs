@@ -13,6 +13,7 @@ use crate::frontend::{
     participants_from_scene_file, AudioSettings, FrontEnd, FrontendError, Heard, Listening,
     Recognizer,
 };
+use crate::voice::{BargeIn, MicGate};
 
 /// A WAV file played as if it were a microphone: blocks arrive in real time.
 pub struct PacedWav {
@@ -53,6 +54,34 @@ impl AudioSource for PacedWav {
     }
 }
 
+/// Half-duplex over the robot's voice: its gate decides, its barge-in detector
+/// stops the robot when a person talks over it.
+pub struct VoiceDuplex {
+    gate: MicGate,
+    barge_in: BargeIn,
+}
+
+impl VoiceDuplex {
+    /// Half-duplex for this voice.
+    pub fn new(voice: &crate::voice::Voice) -> Self {
+        Self {
+            gate: voice.gate(),
+            barge_in: voice.barge_in(),
+        }
+    }
+}
+
+impl crate::frontend::HalfDuplex for VoiceDuplex {
+    fn open(&mut self) -> bool {
+        self.gate.is_open(Instant::now())
+    }
+
+    fn heard_while_closed(&mut self, voiced: bool, len: Duration) -> bool {
+        // One microphone cannot tell the loudspeaker's direction: every voiced frame counts.
+        self.barge_in.feed(voiced, len, Instant::now())
+    }
+}
+
 /// Where the microphone's audio comes from.
 #[derive(Debug, Clone)]
 pub enum MicSource {
@@ -79,6 +108,7 @@ impl Microphone {
         scene_file: &Path,
         source: MicSource,
         intake: Intake,
+        duplex: Option<VoiceDuplex>,
     ) -> Result<Self, String> {
         let participants = participants_from_scene_file(scene_file, settings.array_offset)
             .map_err(|e| e.to_string())?;
@@ -104,12 +134,15 @@ impl Microphone {
         let thread = std::thread::Builder::new()
             .name("microphone".into())
             .spawn(move || {
+                let mut duplex = duplex;
                 let mut frontend = FrontEnd::new(settings, participants, recognizer);
                 let should_stop = move || stop_flag.load(Ordering::Relaxed);
                 let mut options = Listening {
                     pause_ms: Some(pause_ms),
                     stop: &should_stop,
-                    half_duplex: None,
+                    half_duplex: duplex
+                        .as_mut()
+                        .map(|d| d as &mut dyn crate::frontend::HalfDuplex),
                 };
                 let result = frontend.listen(source.as_mut(), &mut options, |heard| match heard {
                     Heard::Pause { speaker, .. } => {

@@ -239,6 +239,8 @@ pub struct Intake {
     pub robot_name: String,
     /// Cancelled when the daemon stops taking turns.
     pub closed: tokio_util::sync::CancellationToken,
+    /// The robot's voice, hushed by stop and wait.
+    pub voice: Option<crate::voice::Voice>,
 }
 
 impl Intake {
@@ -249,9 +251,10 @@ impl Intake {
         if self.closed.is_cancelled() {
             return Err("the daemon is shutting down and takes no more turns");
         }
+        let speaking = self.voice.as_ref().is_some_and(|v| v.gate().is_speaking());
         let interrupt = interrupt_in(&turn.text, &self.robot_name).filter(|kind| match kind {
             InterruptKind::Resume => self.episodes.paused().is_some(),
-            _ => self.episodes.busy(),
+            _ => self.episodes.busy() || speaking,
         });
         match interrupt {
             Some(kind) => {
@@ -275,23 +278,13 @@ impl Intake {
 
     /// Stops, pauses or resumes; returns what it did, in words.
     pub fn interrupt(&self, kind: InterruptKind, by: &str) -> String {
-        use crate::events::Event;
         match kind {
-            InterruptKind::Stop | InterruptKind::Pause => match self.episodes.interrupt(kind, by) {
-                Some(turn) => {
-                    self.bus.publish(Event::Interrupted {
-                        by: by.to_string(),
-                        kind: kind.as_str().to_string(),
-                    });
-                    let verb = if kind == InterruptKind::Stop {
-                        "stopped"
-                    } else {
-                        "paused"
-                    };
-                    format!("{verb} the episode for \"{turn}\"")
+            InterruptKind::Stop | InterruptKind::Pause => {
+                if let Some(voice) = &self.voice {
+                    crate::agent::Mouth::hush(voice);
                 }
-                None => "nothing was running".to_string(),
-            },
+                self.interrupt_episode(kind, by)
+            }
             InterruptKind::Resume => {
                 match self
                     .control
@@ -301,6 +294,24 @@ impl Intake {
                     Err(_) => "the worker cannot take it now; try again".to_string(),
                 }
             }
+        }
+    }
+
+    fn interrupt_episode(&self, kind: InterruptKind, by: &str) -> String {
+        match self.episodes.interrupt(kind, by) {
+            Some(turn) => {
+                self.bus.publish(crate::events::Event::Interrupted {
+                    by: by.to_string(),
+                    kind: kind.as_str().to_string(),
+                });
+                let verb = if kind == InterruptKind::Stop {
+                    "stopped"
+                } else {
+                    "paused"
+                };
+                format!("{verb} the episode for \"{turn}\"")
+            }
+            None => "nothing was running; the robot stopped speaking".to_string(),
         }
     }
 }

@@ -107,7 +107,7 @@ pub async fn run(
         .map_err(|e| DaemonError::Load(e.to_string()))?;
     let texts = ToolTexts::load_default().map_err(|e| DaemonError::Load(e.to_string()))?;
     let brain_description = backend.describe();
-    let agent = Agent::new(
+    let mut agent = Agent::new(
         backend,
         character,
         &texts,
@@ -160,6 +160,35 @@ pub async fn run(
         source,
     })?;
 
+    // The robot's voice: a failing engine or output is one warning; the words are still shown.
+    let voice = if options.no_audio {
+        None
+    } else {
+        let (voice_events, mut heard) = mpsc::unbounded_channel();
+        let forward = bus.clone();
+        tokio::spawn(async move {
+            while let Some(event) = heard.recv().await {
+                forward.publish(event);
+            }
+        });
+        match crate::voice::Voice::start(&settings.voice, voice_events).await {
+            Ok(voice) if voice.is_audible() => Some(voice),
+            Ok(_) => None,
+            Err(error) => {
+                bus.publish(Event::Warning {
+                    kind: "voice".into(),
+                    detail: format!(
+                        "the robot cannot speak aloud: {error}. Its words are still shown."
+                    ),
+                });
+                None
+            }
+        }
+    };
+    if let Some(voice) = &voice {
+        agent = agent.with_mouth(Arc::new(voice.clone()), settings.voice.action_wait());
+    }
+
     let queue = Arc::new(TurnQueue::new(daemon.queue_capacity));
     let episodes = Arc::new(Episodes::default());
     let health = Arc::new(Health::default());
@@ -173,6 +202,7 @@ pub async fn run(
         control: control_tx,
         robot_name: robot_name.clone(),
         closed: CancellationToken::new(),
+        voice: voice.clone(),
     };
     let world = Arc::new(twin.world.clone());
     let scene_file = crate::paths::resolve(&options.scene, "scenes", "toml");
@@ -204,6 +234,7 @@ pub async fn run(
             daemon.listening_pause_ms,
             intake.clone(),
         );
+        let duplex = voice.as_ref().map(audio::VoiceDuplex::new);
         let started = tokio::task::spawn_blocking(move || {
             audio::Microphone::start(
                 &audio_settings,
@@ -211,6 +242,7 @@ pub async fn run(
                 &scene_file,
                 source,
                 intake_for_mic,
+                duplex,
             )
         })
         .await
@@ -232,7 +264,12 @@ pub async fn run(
         (None, false) => "no microphone: typed turns only".to_string(),
     };
 
+    let voice_description = voice.as_ref().map_or_else(
+        || "silent: the robot's words are shown, not spoken".to_string(),
+        |v| v.describe().to_string(),
+    );
     let info = Arc::new(json!({
+        "voice": voice_description,
         "scene": world.name,
         "brain": options.brain,
         "brain_description": brain_description,

@@ -288,11 +288,25 @@ impl<T: Transcriber> FrontEnd<T> {
                     match options.half_duplex.as_deref_mut() {
                         Some(gate) if closed => {
                             // The robot speaks: hold the audio; silence keeps the timeline.
+                            // Only a voice from a person's direction can barge in: the
+                            // robot's own loudspeaker is heard too, and one microphone
+                            // cannot tell them apart, so without an array nobody can.
                             let voiced = any_voiced(
                                 &mut barge_detector,
                                 &audio,
                                 self.settings.vad.threshold,
-                            );
+                            ) && localizer.as_ref().is_some_and(|l| {
+                                let now_s = frames_in as f64 / rate as f64;
+                                let doa = l.estimate(&raw.slice(now_s - 0.25, now_s), channels);
+                                resolve_speaker(
+                                    doa.as_ref(),
+                                    &self.participants,
+                                    self.settings.max_speaker_error_deg,
+                                    None,
+                                )
+                                .name
+                                    != UNKNOWN_SPEAKER
+                            });
                             held.extend_from_slice(&audio);
                             if held.len() > HELD_MAX {
                                 let old = held.len() - HELD_MAX;
