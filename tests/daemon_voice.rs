@@ -1,0 +1,143 @@
+//! The daemon speaking on the real audio path without a sound card: a private
+//! PulseAudio whose null sink is the robot's loudspeaker and whose monitor is
+//! the daemon's microphone, so everything the robot says comes straight back
+//! into its microphone. Half-duplex must keep the robot from hearing itself,
+//! while a person speaking afterwards is heard.
+
+mod speech_support;
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use speech_support::{espeak, model_path};
+use support::daemon::{of_type, Daemon};
+
+struct Killed(Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn pactl(server: &str, args: &[&str]) {
+    let ok = Command::new("pactl")
+        .env("PULSE_SERVER", server)
+        .args(args)
+        .status();
+    assert!(matches!(ok, Ok(s) if s.success()), "pactl {args:?} failed");
+}
+
+/// PulseAudio with the null sink `speaker` as default sink and its monitor as default source.
+fn start_pulse(dir: &Path) -> (Killed, String) {
+    let socket = dir.join("native");
+    let server = format!("unix:{}", socket.display());
+    let child = Command::new("pulseaudio")
+        .env("PULSE_RUNTIME_PATH", dir)
+        .env("XDG_RUNTIME_DIR", dir)
+        .args([
+            "--daemonize=no",
+            "--exit-idle-time=-1",
+            "-n",
+            "--log-target=stderr",
+        ])
+        .arg(format!(
+            "--load=module-native-protocol-unix socket={} auth-anonymous=1",
+            socket.display()
+        ))
+        .arg("--load=module-null-sink sink_name=speaker rate=16000 channels=1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("pulseaudio not runnable ({e}): run `bash scripts/setup.sh`"));
+    let daemon = Killed(child);
+    let start = Instant::now();
+    while !socket.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "pulseaudio did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    pactl(&server, &["set-default-sink", "speaker"]);
+    pactl(&server, &["set-default-source", "speaker.monitor"]);
+    (daemon, server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_robot_never_hears_itself_but_hears_a_person_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_pulse, server) = start_pulse(dir.path());
+    let model = model_path();
+    let state = dir.path().join("state");
+    let daemon = Daemon::start(
+        &["--brain", "rules"],
+        &[
+            ("PULSE_SERVER", server.as_str()),
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
+            ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Felix"),
+        ],
+        &state,
+    );
+    let (_, health) = daemon.get("/health").await;
+    assert!(
+        health["audio"].as_str().unwrap().contains("listening to"),
+        "{health}"
+    );
+    assert!(
+        health["voice"].as_str().unwrap().contains("espeak"),
+        "{health}"
+    );
+
+    daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to Daniel: Daniel, please hand me the red glass."}),
+        )
+        .await;
+    // The explanation is played aloud (and so comes back through the monitor).
+    let log = daemon
+        .wait_for("the spoken explanation", |l| {
+            !of_type(l, "voice").is_empty()
+        })
+        .await;
+    assert!(of_type(&log, "voice")[0]["ms"].as_u64().unwrap() > 1000);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let log = daemon.log();
+    assert_eq!(
+        of_type(&log, "turn").len(),
+        1,
+        "the robot heard itself: {:?}",
+        of_type(&log, "turn")
+    );
+    assert!(
+        of_type(&log, "listening").is_empty(),
+        "{:?}",
+        of_type(&log, "listening")
+    );
+
+    // A person afterwards is heard: the microphone path is live.
+    let wav = dir.path().join("person.wav");
+    let mut audio = espeak("Daniel, could you pass me the cola?");
+    audio.extend(vec![0.0f32; 16_000]);
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).unwrap();
+    let status = Command::new("pacat")
+        .env("PULSE_SERVER", &server)
+        .args(["--playback", "-d", "speaker", "--file-format=wav"])
+        .arg(&wav)
+        .status()
+        .expect("pacat");
+    assert!(status.success());
+    let log = daemon
+        .wait_for("the person's turn", |l| of_type(l, "turn").len() == 2)
+        .await;
+    let heard = of_type(&log, "turn")[1]["text"]
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(heard.contains("cola"), "{heard}");
+}
