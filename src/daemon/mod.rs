@@ -60,6 +60,15 @@ pub enum DaemonError {
     Log(#[from] log::LogError),
 }
 
+/// One line without its final period, so that it can stand inside a sentence.
+fn sentence(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches('.')
+        .to_string()
+}
+
 /// What `attentive run` was asked for on the command line.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -178,7 +187,8 @@ pub async fn run(
                 bus.publish(Event::Warning {
                     kind: "voice".into(),
                     detail: format!(
-                        "the robot cannot speak aloud: {error}. Its words are still shown."
+                        "the robot cannot speak aloud: {}. Its words are still shown.",
+                        sentence(&error.to_string())
                     ),
                 });
                 None
@@ -252,7 +262,10 @@ pub async fn run(
             Err(why) => {
                 bus.publish(Event::Warning {
                     kind: "microphone".into(),
-                    detail: format!("no speech input: {why}. Typed turns (POST /api/turns, the page) still work."),
+                    detail: format!(
+                        "no speech input: {}. Typed turns (POST /api/turns, the page) still work.",
+                        sentence(&why)
+                    ),
                 });
                 None
             }
