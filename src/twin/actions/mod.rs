@@ -151,6 +151,25 @@ pub fn execute_with(
     request: ActionRequest,
     executor: &mut dyn Executor,
 ) -> ActionReport {
+    execute_inner(twin, request, executor, &mut Vec::new())
+}
+
+/// As [`execute`], and appends the executed plan's motions to `motions` (for checks
+/// of every trajectory sample, e.g. by the planner benchmark).
+pub fn execute_recording(
+    twin: &mut Twin,
+    request: ActionRequest,
+    motions: &mut Vec<crate::twin::kinematics::Motion>,
+) -> ActionReport {
+    execute_inner(twin, request, &mut SimulationExecutor, motions)
+}
+
+fn execute_inner(
+    twin: &mut Twin,
+    request: ActionRequest,
+    executor: &mut dyn Executor,
+    motions: &mut Vec<crate::twin::kinematics::Motion>,
+) -> ActionReport {
     let (outcome, ms) = match plan(twin, request) {
         Ok(p) => p,
         Err(report) => return report,
@@ -174,6 +193,7 @@ pub fn execute_with(
         _ => None,
     };
     describe_plan(&plan, &mut facts);
+    motions.extend(plan.steps.iter().flat_map(|s| s.sim.motions.iter().cloned()));
     if let Err(e) = executor.run(&mut twin.world, &plan) {
         return failed(format!("Execution failed: {e}"), facts);
     }

@@ -284,11 +284,23 @@ fn to_pose(t: &Affine3A) -> Pose {
 }
 
 /// Running minima over the samples.
-struct Margins {
-    joint: f32,
-    clearance: f32,
-    nearest: Option<String>,
-    self_clearance: f32,
+pub(super) struct Margins {
+    pub(super) joint: f32,
+    pub(super) clearance: f32,
+    pub(super) nearest: Option<String>,
+    pub(super) self_clearance: f32,
+}
+
+impl Margins {
+    /// Nothing seen yet.
+    pub(super) fn new() -> Self {
+        Self {
+            joint: 1.0,
+            clearance: f32::INFINITY,
+            nearest: None,
+            self_clearance: f32::INFINITY,
+        }
+    }
 }
 
 impl Robot {
@@ -471,7 +483,7 @@ impl Robot {
     /// All checks for one configuration of the moving arm.
     // Private helper of `simulate`; a context struct would only rename its locals.
     #[allow(clippy::too_many_arguments)]
-    fn check_sample(
+    pub(super) fn check_sample(
         &self,
         request: &MotionRequest,
         q: &Joints,
