@@ -53,11 +53,12 @@ fn planner(
                 println!("{line}");
             } else if failures && !c.report.ok {
                 println!(
-                    "table {:>3} {:<27} {:<10} -> {:<4}: {}",
+                    "table {:>3} {:<27} {:<10} -> {:<4} [{}]: {}",
                     c.table,
                     c.action.tool(),
                     c.object,
                     c.person,
+                    c.report.facts["failed_step"].as_str().unwrap_or("-"),
                     c.report.text
                 );
             }

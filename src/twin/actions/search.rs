@@ -8,7 +8,7 @@ use crate::twin::kinematics::{Robot, Side};
 use crate::twin::world::Placement;
 
 use super::feedback::Cause;
-use super::simulate::{simulate, Metrics, PlanState, Simulated};
+use super::simulate::{simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
     get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
     put_variants, target_point, Elementary, Variant,
@@ -144,13 +144,31 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                 Err(c) => step_causes.push(c),
             }
         }
-        let results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
-            .into_par_iter()
-            .map(|(i, v)| {
-                let r = simulate(robot, &beam_nodes[i].state, step, &v);
+        // Straight paths for every variant first; only when none works, joint-space
+        // detours, variant by variant in order, until the beam is full.
+        let mut results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
+            .par_iter()
+            .map(|&(i, v)| {
+                let r = simulate_with(robot, &beam_nodes[i].state, step, &v, Detours::Off);
                 (i, v, r)
             })
             .collect();
+        if results.iter().all(|(_, _, r)| r.is_err()) && needs_motion(step) {
+            let mut found = 0;
+            for (i, v, r) in results.iter_mut() {
+                if found >= beam.max(1) {
+                    break;
+                }
+                if !detour_may_help(r) {
+                    continue;
+                }
+                let retry = simulate_with(robot, &beam_nodes[*i].state, step, v, Detours::On);
+                if retry.is_ok() {
+                    found += 1;
+                    *r = retry;
+                }
+            }
+        }
         tried += results.len();
         let mut children = Vec::new();
         for (i, v, r) in results {
@@ -200,6 +218,20 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         feasible,
         causes,
     }
+}
+
+/// Whether a step moves an arm (gaze does not).
+fn needs_motion(step: &Elementary) -> bool {
+    !matches!(step, Elementary::Gaze(_))
+}
+
+/// Whether a joint-space detour could turn this failure into a success: collisions and
+/// paths through singularities or limits can; a missing spot or a full hand cannot.
+fn detour_may_help(r: &Result<Simulated, Cause>) -> bool {
+    matches!(
+        r,
+        Err(Cause::Collision(_) | Cause::SelfCollision(_) | Cause::OutOfReach(_))
+    )
 }
 
 /// Where an object stands on the table, if it does (the spot to put a poured source back).
