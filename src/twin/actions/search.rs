@@ -220,6 +220,36 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
     }
 }
 
+/// The first feasible variant of one step from `state`, planned as the search plans it
+/// (straight paths for all variants first, then joint-space detours in order), or every
+/// variant's cause. The reach query uses this, so it promises what acting does.
+pub fn first_feasible(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    variants: &[Variant],
+) -> Result<(Variant, Simulated), Vec<Cause>> {
+    let results: Vec<Result<Simulated, Cause>> = variants
+        .par_iter()
+        .map(|v| simulate_with(robot, state, step, v, Detours::Off))
+        .collect();
+    let mut causes = Vec::new();
+    for (v, r) in variants.iter().zip(results) {
+        match r {
+            Ok(sim) => return Ok((*v, sim)),
+            Err(c) => causes.push(c),
+        }
+    }
+    for (v, c) in variants.iter().zip(&causes) {
+        if detour_may_help(&Err(c.clone())) {
+            if let Ok(sim) = simulate_with(robot, state, step, v, Detours::On) {
+                return Ok((*v, sim));
+            }
+        }
+    }
+    Err(causes)
+}
+
 /// Whether a step moves an arm (gaze does not).
 fn needs_motion(step: &Elementary) -> bool {
     !matches!(step, Elementary::Gaze(_))

@@ -257,6 +257,20 @@ fn horizontal(deg: f32) -> Vec3 {
     Vec3::new(r.cos(), r.sin(), 0.0)
 }
 
+/// The hand pose that grasps `object` in a `get` variant.
+pub fn grasp_target(world: &World, object: ObjectId, v: &Variant) -> IkTarget {
+    let o = world.object(object);
+    let g = world.object_base(object) + Vec3::Z * o.kind.grasp_height;
+    let d = horizontal(v.direction_deg.unwrap_or(0.0));
+    match v.grasp.unwrap_or(GraspType::Side) {
+        GraspType::Side => IkTarget::approach(g, d),
+        GraspType::Top => {
+            let m = frame_from_z_x(-Vec3::Z, d);
+            IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), g))
+        }
+    }
+}
+
 /// Simulates one variant of a step from a state, with joint-space detours where a
 /// straight path collides; the first violation is the error.
 pub fn simulate(

@@ -281,8 +281,21 @@ pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<
         probe.place_on_table(object, spot);
         hindrance::reaches(&probe, person, object).reachable
     });
-    spread(reachable, |s| s.extend(0.0))
+    // Wider apart than hand-over points: a tall box blocks every spot just behind it.
+    let mut out: Vec<Vec2> = Vec::new();
+    for spot in reachable {
+        if out.len() >= MAX_CANDIDATES + 2 {
+            break;
+        }
+        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
+            out.push(spot);
+        }
+    }
+    out
 }
+
+/// Smallest distance between two chosen put spots (m).
+const PUT_SPACING: f32 = 0.10;
 
 /// Whether `object` standing at `spot` keeps 2 cm from every other object on the table.
 pub fn spot_is_free(world: &World, object: ObjectId, spot: Vec2) -> bool {
