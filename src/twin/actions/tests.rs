@@ -368,3 +368,134 @@ fn diagnose_cola_zero() {
         println!("{:?} {:?} -> {:?}", v.arm, v.direction_deg, r.err());
     }
 }
+
+/// A softdrinks-sized table with Ann on one long side, the given objects, no box.
+fn table_with(objects: &[(&str, &str, [f32; 2])]) -> Twin {
+    let mut text = String::from(
+        "name = \"t\"\n[table]\nsize = [1.2, 0.8]\nheight = 0.75\n[robot]\nname = \"the_robot\"\n\
+         position = [-0.85, 0.0]\n[[person]]\nname = \"Ann\"\nposition = [0.0, 0.7]\nyaw_deg = -90\n",
+    );
+    for (name, kind, [x, y]) in objects {
+        text += &format!(
+            "[[object]]\nname = \"{name}\"\nkind = \"{kind}\"\nposition = [{x}, {y}]\n"
+        );
+    }
+    let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
+    Twin::from_world(crate::twin::scene::from_toml_str(&text, &kinds).expect("valid scene"))
+}
+
+/// Bottles at `radius` around (x, y), at the given angles (deg).
+fn around(x: f32, y: f32, radius: f32, angles: &[f32]) -> Vec<(String, [f32; 2])> {
+    angles
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let r = a.to_radians();
+            (
+                format!("bottle_{}", i + 1),
+                [x + radius * r.cos(), y + radius * r.sin()],
+            )
+        })
+        .collect()
+}
+
+fn with_glass(bottles: &[(String, [f32; 2])]) -> Twin {
+    let mut objects: Vec<(&str, &str, [f32; 2])> = vec![("glass", "glass", [-0.3, 0.0])];
+    objects.extend(bottles.iter().map(|(n, p)| (n.as_str(), "bottle", *p)));
+    table_with(&objects)
+}
+
+#[test]
+fn reach_query_and_action_agree_on_a_glass_boxed_in_by_three_bottles() {
+    // Three bottles on three sides: the side towards the far end stays open.
+    for angles in [&[180.0, 90.0, 270.0][..], &[180.0, 120.0, 240.0][..]] {
+        let mut t = with_glass(&around(-0.3, 0.0, 0.10, angles));
+        let glass = obj(&t, "glass");
+        let arms = arms_reaching(&t, glass);
+        let says_yes = arms.iter().any(|(_, ok, _)| *ok);
+        let ann = per(&t, "Ann");
+        let r = execute(
+            &mut t,
+            ActionRequest::HandOver {
+                object: glass,
+                person: ann,
+            },
+        );
+        let failed_at_get = r.facts["failed_step"] == "get";
+        assert_eq!(says_yes, !failed_at_get, "{arms:?} / {}", r.text);
+        if !says_yes {
+            assert!(
+                arms.iter().all(|(_, _, why)| why.contains("bottle")
+                    || why.starts_with("out of reach")),
+                "{arms:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_encircled_glass_is_refused_with_one_clear_sentence() {
+    let angles: Vec<f32> = (0..7).map(|i| i as f32 * 360.0 / 7.0).collect();
+    let mut t = with_glass(&around(-0.3, 0.0, 0.085, &angles));
+    let glass = obj(&t, "glass");
+    let arms = arms_reaching(&t, glass);
+    assert!(arms.iter().all(|(_, ok, _)| !ok), "{arms:?}");
+    let ann = per(&t, "Ann");
+    let r = execute(
+        &mut t,
+        ActionRequest::HandOver {
+            object: glass,
+            person: ann,
+        },
+    );
+    assert!(!r.ok);
+    assert!(r.text.starts_with("glass is "), "{}", r.text);
+    assert_eq!(r.text.matches(". ").count(), 0, "one sentence: {}", r.text);
+    assert!(r.text.ends_with('.'));
+}
+
+#[test]
+fn the_way_home_avoids_the_bottle_just_put_down() {
+    let mut t = twin();
+    let fanta = obj(&t, "fanta_bottle");
+    let mut motions = Vec::new();
+    let felix = per(&t, "Felix");
+    let r = execute_recording(
+        &mut t,
+        ActionRequest::MoveTo {
+            object: fanta,
+            person: felix,
+        },
+        &mut motions,
+    );
+    assert!(r.ok, "{}", r.text);
+    let robot = t.robot.as_ref().expect("robot");
+    // The last motions (home) keep clear of every obstacle, the bottle included.
+    let obstacles = simulate::obstacles(&t.world);
+    use crate::twin::kinematics::Obstacles as _;
+    let last = motions.last().expect("a way home");
+    for s in &last.samples {
+        for c in robot.arm(last.side).capsules(&s.q) {
+            let d = obstacles.capsule_clearance(&c, &[]).map_or(1.0, |c| c.distance);
+            assert!(d >= 0.01, "{d} m at t = {}", s.t);
+        }
+    }
+}
+
+#[test]
+fn the_same_request_plans_identically_twice() {
+    let t = twin();
+    let rq = ActionRequest::HandOver {
+        object: obj(&t, "blue_glass"),
+        person: per(&t, "Felix"),
+    };
+    let samples = |t: &Twin| -> Vec<Vec<crate::twin::kinematics::Sample>> {
+        let (outcome, _) = plan(t, rq).expect("plans");
+        let p = outcome.plan.expect("feasible");
+        p.steps
+            .iter()
+            .flat_map(|s| s.sim.motions.iter().map(|m| m.samples.clone()))
+            .collect()
+    };
+    assert_eq!(samples(&t), samples(&t));
+}

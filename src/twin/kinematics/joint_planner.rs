@@ -350,16 +350,12 @@ mod tests {
         Robot::new(&d, world_from_robot(-0.85, 0.0, 0.0))
     }
 
-    /// Table, and a cereal box standing across the way between two points in front of
-    /// the right arm; its top (1.08 m) is above the carrying height (0.95 m).
+    /// Table, and a box standing across the way between two points in front of the
+    /// right arm: the arm passes over it, the carried bottle does not.
     fn world() -> ObstacleSet {
         let mut s = ObstacleSet::new();
         s.add_box("table", Vec3::new(0.0, 0.0, 0.375), Vec3::new(0.6, 0.4, 0.375));
-        s.add_box(
-            "box",
-            Vec3::new(-0.3, -0.12, 0.915),
-            Vec3::new(0.10, 0.035, 0.165),
-        );
+        s.add_box("box", Vec3::new(-0.25, -0.2, 0.85), Vec3::new(0.035, 0.12, 0.10));
         s
     }
 
@@ -384,8 +380,8 @@ mod tests {
     fn request(robot: &Robot) -> JointRequest {
         JointRequest {
             side: Side::Right,
-            start: solve(robot, Vec3::new(-0.3, -0.30, 0.95)),
-            goal: solve(robot, Vec3::new(-0.3, 0.05, 0.95)),
+            start: solve(robot, Vec3::new(-0.42, -0.2, 1.05)),
+            goal: solve(robot, Vec3::new(-0.08, -0.2, 1.05)),
             other_arm: robot.home(Side::Left),
             attached: Some(bottle()),
             exclude: Vec::new(),
