@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use glam::Vec2;
 
-use super::actions::{self, ActionRequest, ActionReport};
+use super::actions::{self, ActionReport, ActionRequest};
 use super::kinds::KindCatalog;
 use super::kinematics::{Lcg, Motion};
 use super::scene::{self, SceneError};

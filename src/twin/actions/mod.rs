@@ -193,7 +193,11 @@ fn execute_inner(
         _ => None,
     };
     describe_plan(&plan, &mut facts);
-    motions.extend(plan.steps.iter().flat_map(|s| s.sim.motions.iter().cloned()));
+    motions.extend(
+        plan.steps
+            .iter()
+            .flat_map(|s| s.sim.motions.iter().cloned()),
+    );
     if let Err(e) = executor.run(&mut twin.world, &plan) {
         return failed(format!("Execution failed: {e}"), facts);
     }
@@ -442,8 +446,12 @@ pub fn grasp_reachable_by_ik(twin: &Twin, object: ObjectId) -> bool {
         .any(|v| {
             let arm = robot.arm(v.arm);
             let target = simulate::grasp_target(world, object, v);
-            arm.solve_ik(&target, &arm.home, &crate::twin::kinematics::IkOptions::default())
-                .is_ok()
+            arm.solve_ik(
+                &target,
+                &arm.home,
+                &crate::twin::kinematics::IkOptions::default(),
+            )
+            .is_ok()
         })
 }
 
@@ -474,4 +482,3 @@ fn reach_reason(world: &World, object: ObjectId, hand: Hand, causes: &[Cause]) -
     };
     format!("blocked by {list} on every side")
 }
-

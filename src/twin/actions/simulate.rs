@@ -8,9 +8,8 @@ use parry3d::shape::SharedShape;
 
 use crate::twin::kinds::{GraspType, ShapeTemplate};
 use crate::twin::kinematics::{
-    Obstacles as _,
     frame_from_z_x, translation, AttachedObject, IkTarget, Joints, Motion, MotionFailure,
-    MotionOptions, MotionRequest, ObstacleSet, Robot, Side, Waypoint, DOF,
+    MotionOptions, MotionRequest, ObstacleSet, Obstacles as _, Robot, Side, Waypoint, DOF,
 };
 use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;

@@ -376,9 +376,8 @@ fn table_with(objects: &[(&str, &str, [f32; 2])]) -> Twin {
          position = [-0.85, 0.0]\n[[person]]\nname = \"Ann\"\nposition = [0.0, 0.7]\nyaw_deg = -90\n",
     );
     for (name, kind, [x, y]) in objects {
-        text += &format!(
-            "[[object]]\nname = \"{name}\"\nkind = \"{kind}\"\nposition = [{x}, {y}]\n"
-        );
+        text +=
+            &format!("[[object]]\nname = \"{name}\"\nkind = \"{kind}\"\nposition = [{x}, {y}]\n");
     }
     let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
     Twin::from_world(crate::twin::scene::from_toml_str(&text, &kinds).expect("valid scene"))
@@ -425,8 +424,8 @@ fn reach_query_and_action_agree_on_a_glass_boxed_in_by_three_bottles() {
         assert_eq!(says_yes, !failed_at_get, "{arms:?} / {}", r.text);
         if !says_yes {
             assert!(
-                arms.iter().all(|(_, _, why)| why.contains("bottle")
-                    || why.starts_with("out of reach")),
+                arms.iter()
+                    .all(|(_, _, why)| why.contains("bottle") || why.starts_with("out of reach")),
                 "{arms:?}"
             );
         }
@@ -476,7 +475,9 @@ fn the_way_home_avoids_the_bottle_just_put_down() {
     let last = motions.last().expect("a way home");
     for s in &last.samples {
         for c in robot.arm(last.side).capsules(&s.q) {
-            let d = obstacles.capsule_clearance(&c, &[]).map_or(1.0, |c| c.distance);
+            let d = obstacles
+                .capsule_clearance(&c, &[])
+                .map_or(1.0, |c| c.distance);
             assert!(d >= 0.01, "{d} m at t = {}", s.t);
         }
     }

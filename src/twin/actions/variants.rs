@@ -231,10 +231,7 @@ pub fn handover_points(world: &World, person: PersonId) -> Vec<Vec3> {
             }
         }
     }
-    all.sort_by(|a, b| {
-        a.distance(comfortable)
-            .total_cmp(&b.distance(comfortable))
-    });
+    all.sort_by(|a, b| a.distance(comfortable).total_cmp(&b.distance(comfortable)));
     // A few per height: low points are comfortable, high ones pass over tall things.
     let mut out = Vec::new();
     for above in HANDOVER_HEIGHTS {
@@ -264,7 +261,9 @@ pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<
             }
             // Cheap filters first: within a shoulder's reach of the person and the robot.
             let grasp = spot.extend(grasp_z);
-            if p.shoulders().iter().all(|s| s.distance(grasp) > p.body.arm_reach)
+            if p.shoulders()
+                .iter()
+                .all(|s| s.distance(grasp) > p.body.arm_reach)
                 || !robot_may_reach(world, grasp)
             {
                 continue;
@@ -272,10 +271,7 @@ pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<
             all.push(spot);
         }
     }
-    all.sort_by(|a, b| {
-        a.distance(p.position)
-            .total_cmp(&b.distance(p.position))
-    });
+    all.sort_by(|a, b| a.distance(p.position).total_cmp(&b.distance(p.position)));
     let mut probe = world.clone();
     let reachable = all.into_iter().filter(|&spot| {
         probe.place_on_table(object, spot);

@@ -16,8 +16,7 @@ use super::chain::{Joints, Side, DOF};
 use super::collision::Obstacles;
 use super::ik::Lcg;
 use super::motion::{
-    AttachedObject, Margins, Motion, MotionFailure, MotionOptions, MotionRequest, Sample,
-    Violation,
+    AttachedObject, Margins, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
 };
 use super::pose::min_jerk;
 use super::robot::Robot;
@@ -142,15 +141,7 @@ impl Robot {
             ..*motion
         };
         let check = |q: &Joints, opts: &MotionOptions, margins: &mut Margins| {
-            self.check_sample(
-                &checked,
-                q,
-                &other_caps,
-                obstacles,
-                &exclude,
-                opts,
-                margins,
-            )
+            self.check_sample(&checked, q, &other_caps, obstacles, &exclude, opts, margins)
         };
         check(&request.start, motion, &mut Margins::new()).map_err(JointPlanError::StartBlocked)?;
         check(&request.goal, motion, &mut Margins::new()).map_err(JointPlanError::GoalBlocked)?;
@@ -354,8 +345,16 @@ mod tests {
     /// right arm: the arm passes over it, the carried bottle does not.
     fn world() -> ObstacleSet {
         let mut s = ObstacleSet::new();
-        s.add_box("table", Vec3::new(0.0, 0.0, 0.375), Vec3::new(0.6, 0.4, 0.375));
-        s.add_box("box", Vec3::new(-0.25, -0.2, 0.85), Vec3::new(0.035, 0.12, 0.10));
+        s.add_box(
+            "table",
+            Vec3::new(0.0, 0.0, 0.375),
+            Vec3::new(0.6, 0.4, 0.375),
+        );
+        s.add_box(
+            "box",
+            Vec3::new(-0.25, -0.2, 0.85),
+            Vec3::new(0.035, 0.12, 0.10),
+        );
         s
     }
 
@@ -428,7 +427,9 @@ mod tests {
         for s in &motion.samples {
             assert!(arm.limit_violation(&s.q, 1e-4).is_none());
             for c in arm.capsules(&s.q) {
-                let d = obstacles.capsule_clearance(&c, &[]).map_or(1.0, |c| c.distance);
+                let d = obstacles
+                    .capsule_clearance(&c, &[])
+                    .map_or(1.0, |c| c.distance);
                 assert!(d >= options.min_clearance, "link at {d} m at t = {}", s.t);
             }
             let frames = arm.link_frames(&s.q);
