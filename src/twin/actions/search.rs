@@ -203,8 +203,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
             };
         }
         children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
-        children.truncate(beam.max(1));
-        beam_nodes = children;
+        beam_nodes = keep_both_arms(children, beam.max(1));
     }
     let best = beam_nodes.swap_remove(0);
     SearchOutcome {
@@ -248,6 +247,38 @@ pub fn first_feasible(
         }
     }
     Err(causes)
+}
+
+/// The best `beam` of `sorted` (cheapest first), with the best partial plan of each arm
+/// among them: when every cheap plan uses one arm, a dead end of that arm later on (it
+/// cannot get home past the other) must not end the search.
+fn keep_both_arms(sorted: Vec<Node>, beam: usize) -> Vec<Node> {
+    let arm = |n: &Node| n.steps.last().map(|s| s.variant.arm);
+    let mut firsts: Vec<usize> = Vec::new();
+    for (i, n) in sorted.iter().enumerate() {
+        if !firsts.iter().any(|&f| arm(&sorted[f]) == arm(n)) {
+            firsts.push(i);
+        }
+    }
+    let mut keep: Vec<bool> = vec![false; sorted.len()];
+    for &f in firsts.iter().take(beam) {
+        keep[f] = true;
+    }
+    let mut left = beam.saturating_sub(firsts.len().min(beam));
+    for k in keep.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        if !*k {
+            *k = true;
+            left -= 1;
+        }
+    }
+    sorted
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(n, k)| k.then_some(n))
+        .collect()
 }
 
 /// Whether a step moves an arm (gaze does not).

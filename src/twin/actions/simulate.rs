@@ -8,8 +8,9 @@ use parry3d::shape::SharedShape;
 
 use crate::twin::kinds::{GraspType, ShapeTemplate};
 use crate::twin::kinematics::{
-    frame_from_z_x, translation, AttachedObject, IkTarget, Joints, Motion, MotionFailure,
-    MotionOptions, MotionRequest, ObstacleSet, Obstacles as _, Robot, Side, Waypoint, DOF,
+    frame_from_z_x, translation, AttachedObject, IkOptions, IkTarget, Joints, Motion,
+    MotionFailure, MotionOptions, MotionRequest, ObstacleSet, Obstacles as _, Robot, Side,
+    Waypoint, DOF,
 };
 use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
@@ -140,7 +141,7 @@ pub fn motion_options() -> MotionOptions {
     }
 }
 
-/// Table, objects (except those in the robot's hand) and people as obstacles.
+/// Table, objects on the table and people (torso and head) as obstacles.
 pub fn obstacles(world: &World) -> ObstacleSet {
     let mut set = ObstacleSet::new();
     let t = world.table;
@@ -151,7 +152,13 @@ pub fn obstacles(world: &World) -> ObstacleSet {
     );
     for id in world.object_ids() {
         let o = world.object(id);
-        if matches!(o.placement, Placement::InGripper { .. }) {
+        // What the robot carries moves with its hand; what a person holds moves with theirs:
+        // people's arms and hands are not modelled (they make way for the robot), so an
+        // object in a hand is no table obstacle either.
+        if matches!(
+            o.placement,
+            Placement::InGripper { .. } | Placement::HeldBy { .. }
+        ) {
             continue;
         }
         let base = world.object_base(id);
@@ -185,6 +192,31 @@ pub fn obstacles(world: &World) -> ObstacleSet {
         set.add_capsule(p.name.clone(), head);
     }
     set
+}
+
+/// Heights (m) the hand may wait above its home pose when someone has set a thing
+/// down where it rests.
+const REST_RAISES: [f32; 3] = [0.10, 0.16, 0.24];
+
+/// Where `side` rests: its home pose, or, when something stands where the hand rests
+/// there, the home pose raised just enough to keep clear of it (never pushing into it).
+pub fn resting_pose(robot: &Robot, obstacles: &ObstacleSet, side: Side) -> Joints {
+    let home = robot.home(side);
+    let options = motion_options();
+    if robot.touches(side, &home, obstacles, &options).is_none() {
+        return home;
+    }
+    let arm = robot.arm(side);
+    let hand = arm.world_from_hand(&home);
+    for raise in REST_RAISES {
+        let up = with_translation(&hand, translation(&hand) + Vec3::Z * raise);
+        if let Ok(sol) = arm.solve_ik(&IkTarget::Pose(up), &home, &IkOptions::default()) {
+            if robot.touches(side, &sol.q, obstacles, &options).is_none() {
+                return sol.q;
+            }
+        }
+    }
+    home
 }
 
 /// Upright centre frame of an object as it stands now.
@@ -694,6 +726,12 @@ pub fn simulate_with(
                 if same_joints(&next.joints[index(side)], &home) {
                     continue;
                 }
+                if same_joints(
+                    &next.joints[index(side)],
+                    &resting_pose(robot, &obstacles, side),
+                ) {
+                    continue;
+                }
                 // Up first, clear of the objects just handled, then home in joint space.
                 let hand = robot.arm(side).world_from_hand(&next.joints[index(side)]);
                 // As high as the objects' tops allow, else a little up.
@@ -713,6 +751,7 @@ pub fn simulate_with(
                         break;
                     }
                 }
+                let home = resting_pose(robot, &obstacles, side);
                 let m = match joint_move(robot, &next, &obstacles, side, home) {
                     Ok(m) => m,
                     // The joint-space sweep hits something: a straight hand path home instead.

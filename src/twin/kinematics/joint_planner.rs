@@ -140,8 +140,11 @@ impl Robot {
             min_self_clearance: motion.min_self_clearance + 0.5 * options.search_margin,
             ..*motion
         };
+        let contacts =
+            self.start_contacts(request.side, &request.start, obstacles, &exclude, motion);
         let check = |q: &Joints, opts: &MotionOptions, margins: &mut Margins| {
-            self.check_sample(&checked, q, &other_caps, obstacles, &exclude, opts, margins)
+            let ignored = (&exclude[..], &contacts[..]);
+            self.check_sample(&checked, q, &other_caps, obstacles, ignored, opts, margins)
         };
         check(&request.start, motion, &mut Margins::new()).map_err(JointPlanError::StartBlocked)?;
         check(&request.goal, motion, &mut Margins::new()).map_err(JointPlanError::GoalBlocked)?;
