@@ -500,3 +500,124 @@ fn the_same_request_plans_identically_twice() {
     };
     assert_eq!(samples(&t), samples(&t));
 }
+
+#[test]
+fn a_phone_in_a_persons_hand_beside_the_bottle_does_not_block_the_grasp() {
+    let mut t = twin();
+    let (fanta, phone) = (obj(&t, "fanta_bottle"), obj(&t, "smartphone"));
+    let (daniel, felix) = (per(&t, "Daniel"), per(&t, "Felix"));
+    t.world
+        .make_busy_with(daniel, phone)
+        .expect("Daniel takes his phone");
+    // The bottle stands at the table edge right under Daniel's phone hand.
+    t.world.place_on_table(fanta, glam::Vec2::new(0.1, -0.35));
+    let held = t.world.object_base(phone);
+    assert!(held.truncate().distance(glam::Vec2::new(0.1, -0.35)) < 0.1);
+    assert!(simulate::obstacles(&t.world)
+        .obstacles
+        .iter()
+        .all(|o| o.name != "smartphone"));
+    let report = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: fanta,
+            person: felix,
+        },
+    );
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(fanta), Some(felix));
+    assert_eq!(t.world.holder(phone), Some(daniel));
+}
+
+/// The softdrinks world with the cereal box set down right beside the robot's resting
+/// right hand (closer than the allowed clearance) and the red glass in front of it.
+fn box_at_the_resting_right_hand() -> Twin {
+    let mut t = twin();
+    let (red, cereal) = (obj(&t, "red_glass"), obj(&t, "box"));
+    // The rest at the far end of the table (the grid's softdrinks layout 4).
+    for (name, at) in [
+        ("cola_bottle", [0.45, 0.3]),
+        ("cola_zero_bottle", [0.45, 0.12]),
+        ("fanta_bottle", [0.45, -0.3]),
+        ("blue_glass", [0.2, 0.3]),
+        ("smartphone", [0.18, -0.3]),
+    ] {
+        let id = obj(&t, name);
+        t.world.place_on_table(id, glam::Vec2::from_array(at));
+    }
+    t.world.place_on_table(red, glam::Vec2::new(-0.25, -0.2));
+    t.world
+        .place_on_table_turned(cereal, glam::Vec2::new(-0.196, -0.307), -1.11);
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    assert_eq!(
+        robot
+            .touches(
+                Side::Right,
+                &t.joints[1],
+                &obstacles,
+                &simulate::motion_options()
+            )
+            .as_deref(),
+        Some("box"),
+        "the box touches the resting right hand"
+    );
+    t
+}
+
+#[test]
+fn an_arm_touching_a_box_at_rest_may_move_away_but_never_closer() {
+    use crate::twin::kinematics::{IkTarget, MotionRequest, Waypoint};
+    let t = box_at_the_resting_right_hand();
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    let hand = robot.arm(Side::Right).world_from_hand(&t.joints[1]);
+    let moved = |by: glam::Vec3| {
+        let mut to = hand;
+        to.translation += glam::Vec3A::from(by);
+        let request = MotionRequest {
+            side: Side::Right,
+            start: t.joints[1],
+            other_arm: t.joints[0],
+            waypoints: vec![Waypoint::new("move", IkTarget::Pose(to), 0.8)],
+            attached: None,
+            exclude: Vec::new(),
+        };
+        robot.simulate(&request, &obstacles, &simulate::motion_options())
+    };
+    assert!(
+        moved(glam::Vec3::Z * 0.15).is_ok(),
+        "up and away from the box"
+    );
+    let into = moved(glam::Vec3::new(0.0, -0.06, -0.05)).expect_err("into the box");
+    assert!(into.cause().contains("box"), "{}", into.cause());
+}
+
+#[test]
+fn a_box_beside_the_resting_hand_does_not_stop_a_hand_over_and_the_hand_waits_clear_of_it() {
+    let mut t = box_at_the_resting_right_hand();
+    let (red, felix) = (obj(&t, "red_glass"), per(&t, "Felix"));
+    let report = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: red,
+            person: felix,
+        },
+    );
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(red), Some(felix));
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    for (i, side) in Side::BOTH.into_iter().enumerate() {
+        let rest = t.joints[i];
+        assert_eq!(
+            robot.touches(side, &rest, &obstacles, &simulate::motion_options()),
+            None,
+            "{side:?} arm at rest"
+        );
+        assert!(variants::same_joints(
+            &rest,
+            &simulate::resting_pose(robot, &obstacles, side)
+        ));
+    }
+}
