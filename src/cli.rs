@@ -40,6 +40,37 @@ pub enum Command {
     Say(SayArgs),
     /// Configuration commands.
     Config(ConfigArgs),
+    /// Measurement commands (e.g. `bench planner --tables 40 --seed 1`).
+    Bench(BenchArgs),
+}
+
+/// Arguments of `attentive bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[command(subcommand)]
+    pub command: BenchCommand,
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Random ordinary tables: every object the robot reaches handed to and moved to every
+    /// person; prints success rates, refusal reasons and planning-time percentiles.
+    Planner {
+        /// Number of random tables.
+        #[arg(long, default_value_t = 40)]
+        tables: u64,
+        /// Seed of the first table (table k uses seed + k).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Planner threads (1 measures one core, as the README's figures do).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Print every failed case.
+        #[arg(long)]
+        failures: bool,
+    },
 }
 
 /// Arguments of `attentive sim`.

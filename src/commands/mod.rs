@@ -8,6 +8,7 @@ use attentive::twin::scene;
 
 use crate::cli::{Cli, Command, ConfigCommand};
 
+mod bench;
 mod eval;
 mod listen;
 mod run;
@@ -48,5 +49,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Eval(args) => eval::run(&args, cli.json, config),
         Command::Run(args) => run::run(&args, cli.json, config),
+        Command::Bench(args) => bench::run(&args, cli.json),
     }
 }

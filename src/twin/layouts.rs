@@ -6,11 +6,13 @@
 //! Layout `i` asks for the `i`-th drink-related object of the scene and parks
 //! the others on the sender's side in an order that differs per layout; the
 //! requested object is then placed by a deterministic search over table
-//! positions until the queries confirm the case.
+//! positions until the queries confirm the case. The layouts are chosen by
+//! geometry alone (the receiver's hindrance, the robot's reach by inverse
+//! kinematics), never by whether the planner succeeds.
 
 use glam::Vec2;
 
-use super::actions::{self, ActionRequest};
+use super::actions;
 use super::hindrance;
 use super::kinds::ShapeTemplate;
 use super::robot_reach;
@@ -256,18 +258,13 @@ fn build_case(
         if !has_exactly(&trial, receiver, target, case) {
             continue;
         }
-        // The robot must be able to help: the hand-over to the sender plans.
-        if case != Case::Unobtrusive {
-            planner.world = trial.clone();
-            let request = ActionRequest::HandOver {
-                object: target,
-                person: sender,
-            };
-            let feasible =
-                matches!(actions::plan(planner, request), Ok((outcome, _)) if outcome.plan.is_ok());
-            if !feasible {
-                continue;
-            }
+        // The robot must be able to help: some grasp of the object is within its arms'
+        // reach by inverse kinematics. Geometry only, never whether the planner succeeds,
+        // so that the grid measures the planner too.
+        let _ = sender;
+        planner.world = trial.clone();
+        if !actions::grasp_reachable_by_ik(planner, target) {
+            continue;
         }
         return Some(trial);
     }

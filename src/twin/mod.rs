@@ -7,6 +7,7 @@ pub mod hindrance;
 pub mod kinds;
 pub mod kinematics;
 pub mod layouts;
+pub mod planner_bench;
 pub mod robot_reach;
 pub mod scene;
 pub mod world;

@@ -151,6 +151,25 @@ pub fn execute_with(
     request: ActionRequest,
     executor: &mut dyn Executor,
 ) -> ActionReport {
+    execute_inner(twin, request, executor, &mut Vec::new())
+}
+
+/// As [`execute`], and appends the executed plan's motions to `motions` (for checks
+/// of every trajectory sample, e.g. by the planner benchmark).
+pub fn execute_recording(
+    twin: &mut Twin,
+    request: ActionRequest,
+    motions: &mut Vec<crate::twin::kinematics::Motion>,
+) -> ActionReport {
+    execute_inner(twin, request, &mut SimulationExecutor, motions)
+}
+
+fn execute_inner(
+    twin: &mut Twin,
+    request: ActionRequest,
+    executor: &mut dyn Executor,
+    motions: &mut Vec<crate::twin::kinematics::Motion>,
+) -> ActionReport {
     let (outcome, ms) = match plan(twin, request) {
         Ok(p) => p,
         Err(report) => return report,
@@ -174,6 +193,11 @@ pub fn execute_with(
         _ => None,
     };
     describe_plan(&plan, &mut facts);
+    motions.extend(
+        plan.steps
+            .iter()
+            .flat_map(|s| s.sim.motions.iter().cloned()),
+    );
     if let Err(e) = executor.run(&mut twin.world, &plan) {
         return failed(format!("Execution failed: {e}"), facts);
     }
@@ -400,27 +424,61 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
                 return (hand, false, reason.clone());
             }
             let side: Side = side_of(hand);
-            let causes: Vec<Cause> = get_variants(world, robot, object, &[side])
-                .iter()
-                .map(|v| simulate::simulate(robot, &state, &step, v).err())
-                .collect::<Option<Vec<_>>>()
-                .unwrap_or_default();
-            if causes.is_empty() {
-                return (hand, true, String::new());
+            let variants = get_variants(world, robot, object, &[side]);
+            match search::first_feasible(robot, &state, &step, &variants) {
+                Ok(_) => (hand, true, String::new()),
+                Err(causes) => (hand, false, reach_reason(world, object, hand, &causes)),
             }
-            let reason = if causes.iter().all(|c| matches!(c, Cause::OutOfReach(_))) {
-                format!("out of reach of the {} arm", hand.as_str())
-            } else {
-                let obstacle = causes.iter().find_map(|c| match c {
-                    Cause::Collision(o) => Some(o.clone()),
-                    _ => None,
-                });
-                match obstacle {
-                    Some(o) => format!("blocked by {o}"),
-                    None => causes[0].clause(),
-                }
-            };
-            (hand, false, reason)
         })
         .collect()
+}
+
+/// Whether some grasp pose of `object` (any arm, grasp and approach direction) has an
+/// inverse-kinematics solution: geometry only, no collision checks (the evaluation
+/// grid uses this, so that the grid can show the planner failing).
+pub fn grasp_reachable_by_ik(twin: &Twin, object: ObjectId) -> bool {
+    let Ok(robot) = &twin.robot else {
+        return false;
+    };
+    let world = &twin.world;
+    get_variants(world, robot, object, &Side::BOTH)
+        .iter()
+        .any(|v| {
+            let arm = robot.arm(v.arm);
+            let target = simulate::grasp_target(world, object, v);
+            arm.solve_ik(
+                &target,
+                &arm.home,
+                &crate::twin::kinematics::IkOptions::default(),
+            )
+            .is_ok()
+        })
+}
+
+/// Why one arm cannot take an object, from its get variants' causes: out of reach, or
+/// blocked by the things every way would hit.
+fn reach_reason(world: &World, object: ObjectId, hand: Hand, causes: &[Cause]) -> String {
+    let name = &world.object(object).name;
+    let mut blockers: Vec<&str> = Vec::new();
+    for c in causes {
+        if let Cause::Collision(o) = c {
+            if o != name && o != simulate::TABLE && !blockers.contains(&o.as_str()) {
+                blockers.push(o);
+            }
+        }
+    }
+    if blockers.is_empty() {
+        return match causes.first() {
+            Some(Cause::OutOfReach(_)) | Some(Cause::Collision(_)) | None => {
+                format!("out of reach of the {} arm", hand.as_str())
+            }
+            Some(other) => other.clause(),
+        };
+    }
+    let list = match blockers.as_slice() {
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    format!("blocked by {list} on every side")
 }

@@ -8,7 +8,7 @@ use crate::twin::kinematics::{Robot, Side};
 use crate::twin::world::Placement;
 
 use super::feedback::Cause;
-use super::simulate::{simulate, Metrics, PlanState, Simulated};
+use super::simulate::{simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
     get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
     put_variants, target_point, Elementary, Variant,
@@ -144,13 +144,31 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                 Err(c) => step_causes.push(c),
             }
         }
-        let results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
-            .into_par_iter()
-            .map(|(i, v)| {
-                let r = simulate(robot, &beam_nodes[i].state, step, &v);
+        // Straight paths for every variant first; only when none works, joint-space
+        // detours, variant by variant in order, until the beam is full.
+        let mut results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
+            .par_iter()
+            .map(|&(i, v)| {
+                let r = simulate_with(robot, &beam_nodes[i].state, step, &v, Detours::Off);
                 (i, v, r)
             })
             .collect();
+        if results.iter().all(|(_, _, r)| r.is_err()) && needs_motion(step) {
+            let mut found = 0;
+            for (i, v, r) in results.iter_mut() {
+                if found >= beam.max(1) {
+                    break;
+                }
+                if !detour_may_help(r) {
+                    continue;
+                }
+                let retry = simulate_with(robot, &beam_nodes[*i].state, step, v, Detours::On);
+                if retry.is_ok() {
+                    found += 1;
+                    *r = retry;
+                }
+            }
+        }
         tried += results.len();
         let mut children = Vec::new();
         for (i, v, r) in results {
@@ -185,8 +203,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
             };
         }
         children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
-        children.truncate(beam.max(1));
-        beam_nodes = children;
+        beam_nodes = keep_both_arms(children, beam.max(1));
     }
     let best = beam_nodes.swap_remove(0);
     SearchOutcome {
@@ -200,6 +217,82 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         feasible,
         causes,
     }
+}
+
+/// The first feasible variant of one step from `state`, planned as the search plans it
+/// (straight paths for all variants first, then joint-space detours in order), or every
+/// variant's cause. The reach query uses this, so it promises what acting does.
+pub fn first_feasible(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    variants: &[Variant],
+) -> Result<(Variant, Simulated), Vec<Cause>> {
+    let results: Vec<Result<Simulated, Cause>> = variants
+        .par_iter()
+        .map(|v| simulate_with(robot, state, step, v, Detours::Off))
+        .collect();
+    let mut causes = Vec::new();
+    for (v, r) in variants.iter().zip(results) {
+        match r {
+            Ok(sim) => return Ok((*v, sim)),
+            Err(c) => causes.push(c),
+        }
+    }
+    for (v, c) in variants.iter().zip(&causes) {
+        if detour_may_help(&Err(c.clone())) {
+            if let Ok(sim) = simulate_with(robot, state, step, v, Detours::On) {
+                return Ok((*v, sim));
+            }
+        }
+    }
+    Err(causes)
+}
+
+/// The best `beam` of `sorted` (cheapest first), with the best partial plan of each arm
+/// among them: when every cheap plan uses one arm, a dead end of that arm later on (it
+/// cannot get home past the other) must not end the search.
+fn keep_both_arms(sorted: Vec<Node>, beam: usize) -> Vec<Node> {
+    let arm = |n: &Node| n.steps.last().map(|s| s.variant.arm);
+    let mut firsts: Vec<usize> = Vec::new();
+    for (i, n) in sorted.iter().enumerate() {
+        if !firsts.iter().any(|&f| arm(&sorted[f]) == arm(n)) {
+            firsts.push(i);
+        }
+    }
+    let mut keep: Vec<bool> = vec![false; sorted.len()];
+    for &f in firsts.iter().take(beam) {
+        keep[f] = true;
+    }
+    let mut left = beam.saturating_sub(firsts.len().min(beam));
+    for k in keep.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        if !*k {
+            *k = true;
+            left -= 1;
+        }
+    }
+    sorted
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(n, k)| k.then_some(n))
+        .collect()
+}
+
+/// Whether a step moves an arm (gaze does not).
+fn needs_motion(step: &Elementary) -> bool {
+    !matches!(step, Elementary::Gaze(_))
+}
+
+/// Whether a joint-space detour could turn this failure into a success: collisions and
+/// paths through singularities or limits can; a missing spot or a full hand cannot.
+fn detour_may_help(r: &Result<Simulated, Cause>) -> bool {
+    matches!(
+        r,
+        Err(Cause::Collision(_) | Cause::SelfCollision(_) | Cause::OutOfReach(_))
+    )
 }
 
 /// Where an object stands on the table, if it does (the spot to put a poured source back).

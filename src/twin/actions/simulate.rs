@@ -8,8 +8,9 @@ use parry3d::shape::SharedShape;
 
 use crate::twin::kinds::{GraspType, ShapeTemplate};
 use crate::twin::kinematics::{
-    frame_from_z_x, translation, AttachedObject, IkTarget, Joints, Motion, MotionFailure,
-    MotionOptions, MotionRequest, ObstacleSet, Robot, Side, Waypoint, DOF,
+    frame_from_z_x, translation, AttachedObject, IkOptions, IkTarget, Joints, Motion,
+    MotionFailure, MotionOptions, MotionRequest, ObstacleSet, Obstacles as _, Robot, Side,
+    Waypoint, DOF,
 };
 use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
@@ -140,7 +141,7 @@ pub fn motion_options() -> MotionOptions {
     }
 }
 
-/// Table, objects (except those in the robot's hand) and people as obstacles.
+/// Table, objects on the table and people (torso and head) as obstacles.
 pub fn obstacles(world: &World) -> ObstacleSet {
     let mut set = ObstacleSet::new();
     let t = world.table;
@@ -151,7 +152,13 @@ pub fn obstacles(world: &World) -> ObstacleSet {
     );
     for id in world.object_ids() {
         let o = world.object(id);
-        if matches!(o.placement, Placement::InGripper { .. }) {
+        // What the robot carries moves with its hand; what a person holds moves with theirs:
+        // people's arms and hands are not modelled (they make way for the robot), so an
+        // object in a hand is no table obstacle either.
+        if matches!(
+            o.placement,
+            Placement::InGripper { .. } | Placement::HeldBy { .. }
+        ) {
             continue;
         }
         let base = world.object_base(id);
@@ -185,6 +192,31 @@ pub fn obstacles(world: &World) -> ObstacleSet {
         set.add_capsule(p.name.clone(), head);
     }
     set
+}
+
+/// Heights (m) the hand may wait above its home pose when someone has set a thing
+/// down where it rests.
+const REST_RAISES: [f32; 3] = [0.10, 0.16, 0.24];
+
+/// Where `side` rests: its home pose, or, when something stands where the hand rests
+/// there, the home pose raised just enough to keep clear of it (never pushing into it).
+pub fn resting_pose(robot: &Robot, obstacles: &ObstacleSet, side: Side) -> Joints {
+    let home = robot.home(side);
+    let options = motion_options();
+    if robot.touches(side, &home, obstacles, &options).is_none() {
+        return home;
+    }
+    let arm = robot.arm(side);
+    let hand = arm.world_from_hand(&home);
+    for raise in REST_RAISES {
+        let up = with_translation(&hand, translation(&hand) + Vec3::Z * raise);
+        if let Ok(sol) = arm.solve_ik(&IkTarget::Pose(up), &home, &IkOptions::default()) {
+            if robot.touches(side, &sol.q, obstacles, &options).is_none() {
+                return sol.q;
+            }
+        }
+    }
+    home
 }
 
 /// Upright centre frame of an object as it stands now.
@@ -256,14 +288,50 @@ fn horizontal(deg: f32) -> Vec3 {
     Vec3::new(r.cos(), r.sin(), 0.0)
 }
 
-/// Simulates one variant of a step from a state; the first violation is the error.
+/// The hand pose that grasps `object` in a `get` variant.
+pub fn grasp_target(world: &World, object: ObjectId, v: &Variant) -> IkTarget {
+    let o = world.object(object);
+    let g = world.object_base(object) + Vec3::Z * o.kind.grasp_height;
+    let d = horizontal(v.direction_deg.unwrap_or(0.0));
+    match v.grasp.unwrap_or(GraspType::Side) {
+        GraspType::Side => IkTarget::approach(g, d),
+        GraspType::Top => {
+            let m = frame_from_z_x(-Vec3::Z, d);
+            IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), g))
+        }
+    }
+}
+
+/// Simulates one variant of a step from a state, with joint-space detours where a
+/// straight path collides; the first violation is the error.
 pub fn simulate(
     robot: &Robot,
     state: &PlanState,
     step: &Elementary,
     v: &Variant,
 ) -> Result<Simulated, Cause> {
+    simulate_with(robot, state, step, v, Detours::On)
+}
+
+/// Whether a segment whose straight path collides may search in joint space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detours {
+    /// Straight hand paths and direct joint moves only (fast; the first try).
+    Off,
+    /// RRT-Connect detours with the carried object attached, where those collide.
+    On,
+}
+
+/// As [`simulate`], choosing whether joint-space detours may be searched.
+pub fn simulate_with(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    v: &Variant,
+    detours: Detours,
+) -> Result<Simulated, Cause> {
     let obstacles = obstacles(&state.world);
+    let search = detours == Detours::On;
     let mut next = state.clone();
     let mut motions = Vec::new();
     let mut effect = Effect::None;
@@ -352,6 +420,27 @@ pub fn simulate(
                     }
                 }
             }
+            if found.is_none() && search {
+                // Around or over what stands in the way, in joint space, to the hover or
+                // pre-grasp pose; then the straight final approach.
+                for (via, label, rest) in [
+                    (&hover, "hover", descend.clone()),
+                    (
+                        &pre,
+                        "approach",
+                        vec![Waypoint::new("grasp", at, 0.8).excluding(&extra)],
+                    ),
+                ] {
+                    let goal = Goal::Pose(*via);
+                    let tail: Tail = Some((&rest, None));
+                    if let Some((to_via, Some(m))) =
+                        detour(robot, &next, &obstacles, arm, &goal, None, label, tail)
+                    {
+                        found = Some((Some(to_via), m));
+                        break;
+                    }
+                }
+            }
             let reach = match (found, first_failure) {
                 (Some((to_via, m)), _) => {
                     motions.extend(to_via);
@@ -421,6 +510,7 @@ pub fn simulate(
                     .truncate()
                     .extend(translation(&hand).z.max(translation(&above).z)),
             );
+            let carried = attached(&state.world, &h, &[TABLE]);
             let carry = run(
                 robot,
                 &next,
@@ -431,9 +521,41 @@ pub fn simulate(
                     Waypoint::new("above the spot", IkTarget::Pose(above), 0.6),
                     Waypoint::new("put", IkTarget::Pose(place), 0.6),
                 ],
-                Some(attached(&state.world, &h, &[TABLE])),
-            )
-            .map_err(fail)?;
+                Some(carried.clone()),
+            );
+            let carry = match carry {
+                Ok(m) => m,
+                Err(e) if search => {
+                    // Over or around what stands between, with the object in the hand; then
+                    // straight down onto the spot.
+                    // The hand may turn about the object's upright axis: the forearm can
+                    // then come in from a side where nothing stands.
+                    let goal = Goal::Pose(IkTarget::pose_free_about(above, Vec3::Z));
+                    let down = [Waypoint::new(
+                        "put",
+                        IkTarget::pose_free_about(place, Vec3::Z),
+                        0.6,
+                    )];
+                    let tail: Tail = Some((&down, Some(&carried)));
+                    match detour(
+                        robot,
+                        &next,
+                        &obstacles,
+                        h.arm,
+                        &goal,
+                        Some(&carried),
+                        "above the spot",
+                        tail,
+                    ) {
+                        Some((to_above, Some(m))) => {
+                            motions.push(to_above);
+                            m
+                        }
+                        _ => return Err(fail(e)),
+                    }
+                }
+                Err(e) => return Err(fail(e)),
+            };
             next.joints[index(h.arm)] = carry.final_joints();
             let spot2 = spot.truncate();
             next.world.place_on_table(object, spot2);
@@ -453,15 +575,30 @@ pub fn simulate(
             let point = v.point.ok_or(Cause::NoHandoverPoint)?;
             let hand = arm_hand(robot, state, h.arm);
             let target = IkTarget::pose_free_about(with_translation(&hand, point), Vec3::Z);
-            let carry = run(
+            let carried = attached(&state.world, &h, &[]);
+            let carry = match run(
                 robot,
                 &next,
                 &obstacles,
                 h.arm,
                 vec![Waypoint::new("hand-over", target, 1.5)],
-                Some(attached(&state.world, &h, &[])),
-            )
-            .map_err(fail)?;
+                Some(carried.clone()),
+            ) {
+                Ok(m) => m,
+                Err(e) if search => detour(
+                    robot,
+                    &next,
+                    &obstacles,
+                    h.arm,
+                    &Goal::Pose(target),
+                    Some(&carried),
+                    "hand-over",
+                    None,
+                )
+                .map(|(m, _)| m)
+                .ok_or_else(|| fail(e))?,
+                Err(e) => return Err(fail(e)),
+            };
             next.joints[index(h.arm)] = carry.final_joints();
             next.world.object_mut(object).placement = Placement::OnTable {
                 position: point.truncate(),
@@ -493,21 +630,49 @@ pub fn simulate(
                 Affine3A::from_rotation_translation(upright, centre_pour + Vec3::Z * 0.06);
             let inv = h.hand_from_centre.inverse();
             let tname = state.world.object(target).name.clone();
-            let motion = run(
+            let carried = attached(&state.world, &h, &[]);
+            let tilting = vec![
+                Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2).excluding(&[&tname]),
+                Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0)
+                    .excluding(&[&tname]),
+            ];
+            let mut straight = vec![Waypoint::new(
+                "pre-pour",
+                IkTarget::Pose(pre_centre * inv),
+                1.5,
+            )];
+            straight.extend(tilting.iter().cloned());
+            let motion = match run(
                 robot,
                 &next,
                 &obstacles,
                 h.arm,
-                vec![
-                    Waypoint::new("pre-pour", IkTarget::Pose(pre_centre * inv), 1.5),
-                    Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2)
-                        .excluding(&[&tname]),
-                    Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0)
-                        .excluding(&[&tname]),
-                ],
-                Some(attached(&state.world, &h, &[])),
-            )
-            .map_err(fail)?;
+                straight,
+                Some(carried.clone()),
+            ) {
+                Ok(m) => m,
+                Err(e) if search => {
+                    let goal = Goal::Pose(IkTarget::Pose(pre_centre * inv));
+                    let tail: Tail = Some((&tilting, Some(&carried)));
+                    match detour(
+                        robot,
+                        &next,
+                        &obstacles,
+                        h.arm,
+                        &goal,
+                        Some(&carried),
+                        "pre-pour",
+                        tail,
+                    ) {
+                        Some((to_pre, Some(m))) => {
+                            motions.push(to_pre);
+                            m
+                        }
+                        _ => return Err(fail(e)),
+                    }
+                }
+                Err(e) => return Err(fail(e)),
+            };
             next.joints[index(h.arm)] = motion.final_joints();
             apply_pour(&mut next.world, source, target);
             effect = Effect::Poured { source, target };
@@ -527,6 +692,23 @@ pub fn simulate(
                 None,
             )
             .or_else(|_| move_to_ik(robot, &next, &obstacles, arm, &target, "pointing"))
+            .or_else(|e| {
+                if !search {
+                    return Err(e);
+                }
+                detour(
+                    robot,
+                    &next,
+                    &obstacles,
+                    arm,
+                    &Goal::Pose(target),
+                    None,
+                    "pointing",
+                    None,
+                )
+                .map(|(m, _)| m)
+                .ok_or(e)
+            })
             .map_err(fail)?;
             next.joints[index(arm)] = m.final_joints();
             motions.push(m);
@@ -542,6 +724,12 @@ pub fn simulate(
             for side in Side::BOTH {
                 let home = robot.home(side);
                 if same_joints(&next.joints[index(side)], &home) {
+                    continue;
+                }
+                if same_joints(
+                    &next.joints[index(side)],
+                    &resting_pose(robot, &obstacles, side),
+                ) {
                     continue;
                 }
                 // Up first, clear of the objects just handled, then home in joint space.
@@ -563,20 +751,36 @@ pub fn simulate(
                         break;
                     }
                 }
+                let home = resting_pose(robot, &obstacles, side);
                 let m = match joint_move(robot, &next, &obstacles, side, home) {
                     Ok(m) => m,
                     // The joint-space sweep hits something: a straight hand path home instead.
                     Err(e) => {
                         let goal = robot.arm(side).world_from_hand(&home);
-                        run(
+                        match run(
                             robot,
                             &next,
                             &obstacles,
                             side,
                             vec![Waypoint::new("home", IkTarget::Pose(goal), 1.5)],
                             None,
-                        )
-                        .map_err(|_| fail(e))?
+                        ) {
+                            Ok(m) => m,
+                            // Around what stands in the way (often what was just put down).
+                            Err(_) if search => detour(
+                                robot,
+                                &next,
+                                &obstacles,
+                                side,
+                                &Goal::Joints(home),
+                                None,
+                                "home",
+                                None,
+                            )
+                            .map(|(m, _)| m)
+                            .ok_or_else(|| fail(e))?,
+                            Err(_) => return Err(fail(e)),
+                        }
                     }
                 };
                 next.joints[index(side)] =
@@ -599,6 +803,116 @@ pub fn simulate(
         metrics,
         head,
     })
+}
+
+/// Where a joint-space detour ends.
+#[derive(Debug, Clone, Copy)]
+enum Goal {
+    /// A hand pose (its IK solutions are tried in turn).
+    Pose(IkTarget),
+    /// Exact joints (home).
+    Joints(Joints),
+}
+
+/// Joint-space goals for a hand pose: the IK solution nearest the current joints, then
+/// solutions from other seeds (another elbow or wrist posture may be the free one).
+fn ik_goals(robot: &Robot, state: &PlanState, side: Side, target: &IkTarget) -> Vec<Joints> {
+    use crate::twin::kinematics::{IkOptions, Lcg};
+    let arm = robot.arm(side);
+    let here = state.joints[index(side)];
+    let mut goals: Vec<Joints> = Vec::new();
+    let push = |q: Joints, goals: &mut Vec<Joints>| {
+        if goals.iter().all(|g| !same_joints_within(g, &q, 0.2)) {
+            goals.push(q);
+        }
+    };
+    if let Ok(sol) = arm.solve_ik(target, &here, &IkOptions::default()) {
+        push(sol.q, &mut goals);
+    }
+    let single = IkOptions {
+        restarts: 0,
+        ..IkOptions::default()
+    };
+    let mut rng = Lcg::new(0x1C_5EED);
+    for _ in 0..5 {
+        let mut seed = here;
+        for (j, q) in seed.iter_mut().enumerate() {
+            *q = (*q + rng.range(-1.5, 1.5)).clamp(arm.lower[j], arm.upper[j]);
+        }
+        if let Ok(sol) = arm.solve_ik(target, &seed, &single) {
+            push(sol.q, &mut goals);
+        }
+    }
+    goals
+}
+
+fn same_joints_within(a: &Joints, b: &Joints, tolerance: f32) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() < tolerance)
+}
+
+/// What must follow a detour: straight hand waypoints from its goal (the final approach),
+/// checked before the detour is searched, so that no search goes where it cannot go on.
+type Tail<'a> = Option<(&'a [Waypoint], Option<&'a AttachedObject>)>;
+
+/// A joint-space detour (RRT-Connect, shortcut, timed) from the arm's joints to `goal`,
+/// trying the goal's free configurations in turn, and the tail's motion from there.
+/// Seeded by the request, so the same scene plans the same way.
+#[allow(clippy::too_many_arguments)]
+fn detour(
+    robot: &Robot,
+    state: &PlanState,
+    obstacles: &ObstacleSet,
+    side: Side,
+    goal: &Goal,
+    carried: Option<&AttachedObject>,
+    label: &str,
+    tail: Tail<'_>,
+) -> Option<(Motion, Option<Motion>)> {
+    use crate::twin::kinematics::{request_seed, JointPlanOptions, JointRequest};
+    let goals = match goal {
+        Goal::Pose(target) => ik_goals(robot, state, side, target),
+        Goal::Joints(q) => vec![*q],
+    };
+    for goal in goals {
+        let then = match tail {
+            Some((waypoints, attached)) => {
+                let mut there = state.clone();
+                there.joints[index(side)] = goal;
+                match run(
+                    robot,
+                    &there,
+                    obstacles,
+                    side,
+                    waypoints.to_vec(),
+                    attached.cloned(),
+                ) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        tracing::debug!(label, error = %e, "the final approach from the detour's goal fails");
+                        continue;
+                    }
+                }
+            }
+            None => None,
+        };
+        let request = JointRequest {
+            side,
+            start: state.joints[index(side)],
+            goal,
+            other_arm: state.joints[index(side.other())],
+            attached: carried.cloned(),
+            exclude: Vec::new(),
+        };
+        let options = JointPlanOptions {
+            seed: request_seed(label, &request),
+            ..JointPlanOptions::default()
+        };
+        match robot.plan_joint_motion(&request, obstacles, &motion_options(), &options) {
+            Ok(m) => return Some((m, then)),
+            Err(e) => tracing::debug!(label, error = %e, "no joint-space detour"),
+        }
+    }
+    None
 }
 
 /// Solves IK for `target` from the arm's joints and moves there in joint space.
@@ -746,16 +1060,59 @@ fn retreat(
 ) -> Result<Motion, MotionFailure> {
     let hand = arm_hand(robot, state, arm);
     let z = Vec3::from(hand.matrix3.z_axis);
-    let to = with_translation(&hand, translation(&hand) - z * 0.10 + Vec3::Z * 0.05);
     let obstacles = obstacles(&state.world);
-    run(
-        robot,
-        state,
-        &obstacles,
-        arm,
-        vec![Waypoint::new("retreat", IkTarget::Pose(to), 0.8).excluding(&[object])],
-        None,
-    )
+    // The object let go of may be brushed on the way out, but the hand must end clear
+    // of it: every later motion counts it as an obstacle again.
+    let mut just_released = ObstacleSet::new();
+    just_released.obstacles = obstacles
+        .obstacles
+        .iter()
+        .filter(|o| o.name == object)
+        .cloned()
+        .collect();
+    let clear_at_end = |m: &Motion| {
+        let q = m.final_joints();
+        robot.arm(arm).capsules(&q).iter().all(|c| {
+            just_released
+                .capsule_clearance(c, &[])
+                .is_none_or(|cl| cl.distance >= motion_options().min_clearance)
+        })
+    };
+    // Back along the approach and a little up; else flat back, or back and higher.
+    let mut first = None;
+    for offset in [
+        -z * 0.10 + Vec3::Z * 0.05,
+        -z * 0.12,
+        -z * 0.10 + Vec3::Z * 0.10,
+        -z * 0.06 + Vec3::Z * 0.03,
+    ] {
+        let to = with_translation(&hand, translation(&hand) + offset);
+        match run(
+            robot,
+            state,
+            &obstacles,
+            arm,
+            vec![Waypoint::new("retreat", IkTarget::Pose(to), 0.8).excluding(&[object])],
+            None,
+        ) {
+            Ok(m) if clear_at_end(&m) => return Ok(m),
+            Ok(_) => {}
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    Err(first.unwrap_or(MotionFailure {
+        side: arm,
+        sample: 0,
+        time_s: 0.0,
+        waypoint: 0,
+        violation: crate::twin::kinematics::Violation::Collision {
+            part: format!("{} hand", arm.name()),
+            obstacle: object.to_string(),
+            distance: 0.0,
+        },
+    }))
 }
 
 fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {

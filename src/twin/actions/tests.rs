@@ -368,3 +368,256 @@ fn diagnose_cola_zero() {
         println!("{:?} {:?} -> {:?}", v.arm, v.direction_deg, r.err());
     }
 }
+
+/// A softdrinks-sized table with Ann on one long side, the given objects, no box.
+fn table_with(objects: &[(&str, &str, [f32; 2])]) -> Twin {
+    let mut text = String::from(
+        "name = \"t\"\n[table]\nsize = [1.2, 0.8]\nheight = 0.75\n[robot]\nname = \"the_robot\"\n\
+         position = [-0.85, 0.0]\n[[person]]\nname = \"Ann\"\nposition = [0.0, 0.7]\nyaw_deg = -90\n",
+    );
+    for (name, kind, [x, y]) in objects {
+        text +=
+            &format!("[[object]]\nname = \"{name}\"\nkind = \"{kind}\"\nposition = [{x}, {y}]\n");
+    }
+    let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
+    Twin::from_world(crate::twin::scene::from_toml_str(&text, &kinds).expect("valid scene"))
+}
+
+/// Bottles at `radius` around (x, y), at the given angles (deg).
+fn around(x: f32, y: f32, radius: f32, angles: &[f32]) -> Vec<(String, [f32; 2])> {
+    angles
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let r = a.to_radians();
+            (
+                format!("bottle_{}", i + 1),
+                [x + radius * r.cos(), y + radius * r.sin()],
+            )
+        })
+        .collect()
+}
+
+fn with_glass(bottles: &[(String, [f32; 2])]) -> Twin {
+    let mut objects: Vec<(&str, &str, [f32; 2])> = vec![("glass", "glass", [-0.3, 0.0])];
+    objects.extend(bottles.iter().map(|(n, p)| (n.as_str(), "bottle", *p)));
+    table_with(&objects)
+}
+
+#[test]
+fn reach_query_and_action_agree_on_a_glass_boxed_in_by_three_bottles() {
+    // Three bottles on three sides: the side towards the far end stays open.
+    for angles in [&[180.0, 90.0, 270.0][..], &[180.0, 120.0, 240.0][..]] {
+        let mut t = with_glass(&around(-0.3, 0.0, 0.10, angles));
+        let glass = obj(&t, "glass");
+        let arms = arms_reaching(&t, glass);
+        let says_yes = arms.iter().any(|(_, ok, _)| *ok);
+        let ann = per(&t, "Ann");
+        let r = execute(
+            &mut t,
+            ActionRequest::HandOver {
+                object: glass,
+                person: ann,
+            },
+        );
+        let failed_at_get = r.facts["failed_step"] == "get";
+        assert_eq!(says_yes, !failed_at_get, "{arms:?} / {}", r.text);
+        if !says_yes {
+            assert!(
+                arms.iter()
+                    .all(|(_, _, why)| why.contains("bottle") || why.starts_with("out of reach")),
+                "{arms:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_encircled_glass_is_refused_with_one_clear_sentence() {
+    let angles: Vec<f32> = (0..7).map(|i| i as f32 * 360.0 / 7.0).collect();
+    let mut t = with_glass(&around(-0.3, 0.0, 0.085, &angles));
+    let glass = obj(&t, "glass");
+    let arms = arms_reaching(&t, glass);
+    assert!(arms.iter().all(|(_, ok, _)| !ok), "{arms:?}");
+    let ann = per(&t, "Ann");
+    let r = execute(
+        &mut t,
+        ActionRequest::HandOver {
+            object: glass,
+            person: ann,
+        },
+    );
+    assert!(!r.ok);
+    assert!(r.text.starts_with("glass is "), "{}", r.text);
+    assert_eq!(r.text.matches(". ").count(), 0, "one sentence: {}", r.text);
+    assert!(r.text.ends_with('.'));
+}
+
+#[test]
+fn the_way_home_avoids_the_bottle_just_put_down() {
+    let mut t = twin();
+    let fanta = obj(&t, "fanta_bottle");
+    let mut motions = Vec::new();
+    let felix = per(&t, "Felix");
+    let r = execute_recording(
+        &mut t,
+        ActionRequest::MoveTo {
+            object: fanta,
+            person: felix,
+        },
+        &mut motions,
+    );
+    assert!(r.ok, "{}", r.text);
+    let robot = t.robot.as_ref().expect("robot");
+    // The last motions (home) keep clear of every obstacle, the bottle included.
+    let obstacles = simulate::obstacles(&t.world);
+    use crate::twin::kinematics::Obstacles as _;
+    let last = motions.last().expect("a way home");
+    for s in &last.samples {
+        for c in robot.arm(last.side).capsules(&s.q) {
+            let d = obstacles
+                .capsule_clearance(&c, &[])
+                .map_or(1.0, |c| c.distance);
+            assert!(d >= 0.01, "{d} m at t = {}", s.t);
+        }
+    }
+}
+
+#[test]
+fn the_same_request_plans_identically_twice() {
+    let t = twin();
+    let rq = ActionRequest::HandOver {
+        object: obj(&t, "blue_glass"),
+        person: per(&t, "Felix"),
+    };
+    let samples = |t: &Twin| -> Vec<Vec<crate::twin::kinematics::Sample>> {
+        let (outcome, _) = plan(t, rq).expect("plans");
+        let p = outcome.plan.expect("feasible");
+        p.steps
+            .iter()
+            .flat_map(|s| s.sim.motions.iter().map(|m| m.samples.clone()))
+            .collect()
+    };
+    assert_eq!(samples(&t), samples(&t));
+}
+
+#[test]
+fn a_phone_in_a_persons_hand_beside_the_bottle_does_not_block_the_grasp() {
+    let mut t = twin();
+    let (fanta, phone) = (obj(&t, "fanta_bottle"), obj(&t, "smartphone"));
+    let (daniel, felix) = (per(&t, "Daniel"), per(&t, "Felix"));
+    t.world
+        .make_busy_with(daniel, phone)
+        .expect("Daniel takes his phone");
+    // The bottle stands at the table edge right under Daniel's phone hand.
+    t.world.place_on_table(fanta, glam::Vec2::new(0.1, -0.35));
+    let held = t.world.object_base(phone);
+    assert!(held.truncate().distance(glam::Vec2::new(0.1, -0.35)) < 0.1);
+    assert!(simulate::obstacles(&t.world)
+        .obstacles
+        .iter()
+        .all(|o| o.name != "smartphone"));
+    let report = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: fanta,
+            person: felix,
+        },
+    );
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(fanta), Some(felix));
+    assert_eq!(t.world.holder(phone), Some(daniel));
+}
+
+/// The softdrinks world with the cereal box set down right beside the robot's resting
+/// right hand (closer than the allowed clearance) and the red glass in front of it.
+fn box_at_the_resting_right_hand() -> Twin {
+    let mut t = twin();
+    let (red, cereal) = (obj(&t, "red_glass"), obj(&t, "box"));
+    // The rest at the far end of the table (the grid's softdrinks layout 4).
+    for (name, at) in [
+        ("cola_bottle", [0.45, 0.3]),
+        ("cola_zero_bottle", [0.45, 0.12]),
+        ("fanta_bottle", [0.45, -0.3]),
+        ("blue_glass", [0.2, 0.3]),
+        ("smartphone", [0.18, -0.3]),
+    ] {
+        let id = obj(&t, name);
+        t.world.place_on_table(id, glam::Vec2::from_array(at));
+    }
+    t.world.place_on_table(red, glam::Vec2::new(-0.25, -0.2));
+    t.world
+        .place_on_table_turned(cereal, glam::Vec2::new(-0.196, -0.307), -1.11);
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    assert_eq!(
+        robot
+            .touches(
+                Side::Right,
+                &t.joints[1],
+                &obstacles,
+                &simulate::motion_options()
+            )
+            .as_deref(),
+        Some("box"),
+        "the box touches the resting right hand"
+    );
+    t
+}
+
+#[test]
+fn an_arm_touching_a_box_at_rest_may_move_away_but_never_closer() {
+    use crate::twin::kinematics::{IkTarget, MotionRequest, Waypoint};
+    let t = box_at_the_resting_right_hand();
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    let hand = robot.arm(Side::Right).world_from_hand(&t.joints[1]);
+    let moved = |by: glam::Vec3| {
+        let mut to = hand;
+        to.translation += glam::Vec3A::from(by);
+        let request = MotionRequest {
+            side: Side::Right,
+            start: t.joints[1],
+            other_arm: t.joints[0],
+            waypoints: vec![Waypoint::new("move", IkTarget::Pose(to), 0.8)],
+            attached: None,
+            exclude: Vec::new(),
+        };
+        robot.simulate(&request, &obstacles, &simulate::motion_options())
+    };
+    assert!(
+        moved(glam::Vec3::Z * 0.15).is_ok(),
+        "up and away from the box"
+    );
+    let into = moved(glam::Vec3::new(0.0, -0.06, -0.05)).expect_err("into the box");
+    assert!(into.cause().contains("box"), "{}", into.cause());
+}
+
+#[test]
+fn a_box_beside_the_resting_hand_does_not_stop_a_hand_over_and_the_hand_waits_clear_of_it() {
+    let mut t = box_at_the_resting_right_hand();
+    let (red, felix) = (obj(&t, "red_glass"), per(&t, "Felix"));
+    let report = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: red,
+            person: felix,
+        },
+    );
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(red), Some(felix));
+    let robot = t.robot.as_ref().expect("robot");
+    let obstacles = simulate::obstacles(&t.world);
+    for (i, side) in Side::BOTH.into_iter().enumerate() {
+        let rest = t.joints[i];
+        assert_eq!(
+            robot.touches(side, &rest, &obstacles, &simulate::motion_options()),
+            None,
+            "{side:?} arm at rest"
+        );
+        assert!(variants::same_joints(
+            &rest,
+            &simulate::resting_pose(robot, &obstacles, side)
+        ));
+    }
+}

@@ -7,7 +7,7 @@ use glam::{Vec2, Vec3};
 use crate::twin::kinds::{GraspType, ShapeTemplate};
 use crate::twin::kinematics::{Joints, Robot, Side};
 use crate::twin::world::{Placement, World};
-use crate::twin::{hindrance, Hand, ObjectId, PersonId};
+use crate::twin::{hindrance, robot_reach, Hand, ObjectId, PersonId};
 
 use super::Target;
 
@@ -168,48 +168,130 @@ pub fn get_variants(world: &World, robot: &Robot, object: ObjectId, arms: &[Side
     out
 }
 
-/// Hand-over points in front of a person, above the table and within the person's reach.
-pub fn handover_points(world: &World, person: PersonId) -> Vec<Vec3> {
-    let p = world.person(person);
-    let mut out = Vec::new();
-    for forward in [0.32, 0.42] {
-        for sideways in [0.0, -0.15, 0.15] {
-            for above in [0.18, 0.28] {
-                let xy = p.position + forward * p.facing() + sideways * p.right();
-                if !world.table.contains(xy, 0.0) {
-                    continue;
-                }
-                let point = xy.extend(world.table.height + above);
-                let reach = p.body.arm_reach - 0.05;
-                if p.shoulders().iter().any(|s| s.distance(point) <= reach) {
-                    out.push(point);
-                }
-            }
+/// Hand-over and put candidates chosen at most this many per step (nearest first).
+pub const MAX_CANDIDATES: usize = 10;
+/// Smallest distance between two chosen candidates (m): spread out, so that one
+/// obstacle does not block them all.
+const CANDIDATE_SPACING: f32 = 0.07;
+/// Reach of a robot arm from its shoulder for choosing candidates (m); the
+/// simulation decides in the end.
+const ROBOT_CANDIDATE_REACH: f32 = 0.85;
+
+/// Heights of hand-over points above the table (m).
+const HANDOVER_HEIGHTS: [f32; 5] = [0.18, 0.26, 0.34, 0.42, 0.50];
+/// Hand-over points kept per height.
+const PER_HEIGHT: usize = 3;
+
+/// Whether a point lies within the workspace of either robot arm.
+fn robot_may_reach(world: &World, point: Vec3) -> bool {
+    [Hand::Left, Hand::Right]
+        .into_iter()
+        .any(|h| robot_reach::shoulder(world, h).distance(point) <= ROBOT_CANDIDATE_REACH)
+}
+
+/// The first `MAX_CANDIDATES` of `sorted`, keeping `CANDIDATE_SPACING` between them.
+fn spread<T: Copy>(sorted: impl Iterator<Item = T>, at: impl Fn(T) -> Vec3) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for c in sorted {
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+        if out
+            .iter()
+            .all(|&o| at(o).distance(at(c)) >= CANDIDATE_SPACING)
+        {
+            out.push(c);
         }
     }
     out
 }
 
-/// Free table spots within a person's reach for putting `object` down.
+/// Hand-over points in front of a person: a grid over the table within the person's
+/// reach and the robot's workspace, the most comfortable for the person first
+/// (about 35 cm in front of the chest, 25 cm above the table).
+pub fn handover_points(world: &World, person: PersonId) -> Vec<Vec3> {
+    let p = world.person(person);
+    let reach = p.body.arm_reach - 0.05;
+    let comfortable = (p.position + 0.35 * p.facing()).extend(world.table.height + 0.25);
+    let mut all = Vec::new();
+    for forward in [0.25, 0.32, 0.39, 0.46, 0.53] {
+        for k in -4..=4 {
+            let sideways = 0.08 * k as f32;
+            for above in HANDOVER_HEIGHTS {
+                let xy = p.position + forward * p.facing() + sideways * p.right();
+                if !world.table.contains(xy, 0.0) {
+                    continue;
+                }
+                let point = xy.extend(world.table.height + above);
+                if p.shoulders().iter().any(|s| s.distance(point) <= reach)
+                    && robot_may_reach(world, point)
+                {
+                    all.push(point);
+                }
+            }
+        }
+    }
+    all.sort_by(|a, b| a.distance(comfortable).total_cmp(&b.distance(comfortable)));
+    // A few per height: low points are comfortable, high ones pass over tall things.
+    let mut out = Vec::new();
+    for above in HANDOVER_HEIGHTS {
+        let z = world.table.height + above;
+        let level = all.iter().copied().filter(|p| (p.z - z).abs() < 1e-4);
+        out.extend(spread(level, |p| p).into_iter().take(PER_HEIGHT));
+    }
+    out
+}
+
+/// Free table spots for putting `object` down within a person's reach and the robot's
+/// workspace: a 4 cm grid over the table, nearest to the person first.
 pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<Vec2> {
     let p = world.person(person);
-    let radius = world.object(object).shape().footprint_radius();
-    let mut out = Vec::new();
-    for forward in [0.35, 0.45, 0.55] {
-        for sideways in [0.0, -0.12, 0.12, -0.24, 0.24] {
-            let spot = p.position + forward * p.facing() + sideways * p.right();
+    let o = world.object(object);
+    let radius = o.shape().footprint_radius();
+    let grasp_z = world.table.height + o.kind.grasp_height;
+    let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
+    let mut all = Vec::new();
+    let step = 0.04;
+    let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
+    for ix in 0..=nx {
+        for iy in 0..=ny {
+            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
             if !world.table.contains(spot, radius + 0.03) || !spot_is_free(world, object, spot) {
                 continue;
             }
-            let mut probe = world.clone();
-            probe.place_on_table(object, spot);
-            if hindrance::reaches(&probe, person, object).reachable {
-                out.push(spot);
+            // Cheap filters first: within a shoulder's reach of the person and the robot.
+            let grasp = spot.extend(grasp_z);
+            if p.shoulders()
+                .iter()
+                .all(|s| s.distance(grasp) > p.body.arm_reach)
+                || !robot_may_reach(world, grasp)
+            {
+                continue;
             }
+            all.push(spot);
+        }
+    }
+    all.sort_by(|a, b| a.distance(p.position).total_cmp(&b.distance(p.position)));
+    let mut probe = world.clone();
+    let reachable = all.into_iter().filter(|&spot| {
+        probe.place_on_table(object, spot);
+        hindrance::reaches(&probe, person, object).reachable
+    });
+    // Wider apart than hand-over points: a tall box blocks every spot just behind it.
+    let mut out: Vec<Vec2> = Vec::new();
+    for spot in reachable {
+        if out.len() >= MAX_CANDIDATES + 2 {
+            break;
+        }
+        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
+            out.push(spot);
         }
     }
     out
 }
+
+/// Smallest distance between two chosen put spots (m).
+const PUT_SPACING: f32 = 0.10;
 
 /// Whether `object` standing at `spot` keeps 2 cm from every other object on the table.
 pub fn spot_is_free(world: &World, object: ObjectId, spot: Vec2) -> bool {

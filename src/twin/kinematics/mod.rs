@@ -20,6 +20,9 @@
 //! - [`Robot::simulate`]`(&MotionRequest, &dyn Obstacles, &MotionOptions)` →
 //!   `Result<`[`Motion`]`, `[`MotionFailure`]`>`; the failure's `Display` is one sentence
 //!   ("the left forearm would hit box").
+//! - [`Robot::plan_joint_motion`]`(&JointRequest, &dyn Obstacles, &MotionOptions, &JointPlanOptions)`
+//!   → a timed joint-space [`Motion`] around obstacles (RRT-Connect, seeded, shortcut), for
+//!   when a straight hand path collides.
 //! - [`Robot::head_angles_towards`]`(point)` → pan/tilt for gazing.
 //!
 //! # Conventions
@@ -36,6 +39,7 @@ mod chain;
 mod collision;
 mod description;
 mod ik;
+mod joint_planner;
 mod motion;
 mod pose;
 mod robot;
@@ -56,6 +60,7 @@ pub use description::{
     RobotDescription, TorsoDescription,
 };
 pub use ik::{IkError, IkOptions, IkSolution, IkTarget, Lcg};
+pub use joint_planner::{request_seed, JointPlanError, JointPlanOptions, JointRequest};
 pub use motion::{
     AttachedObject, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
     Waypoint,

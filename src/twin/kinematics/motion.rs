@@ -283,12 +283,76 @@ fn to_pose(t: &Affine3A) -> Pose {
     Pose::from_parts(translation(t), rotation(t))
 }
 
+/// An obstacle an arm already touches (closer than the allowed clearance) where a
+/// motion starts, and its distance then (m).
+pub(super) type Contact = (String, f32);
+
+/// How much closer than at the start a touched obstacle may come (m): numerics only.
+const CONTACT_SLACK: f32 = 1e-3;
+
+impl Robot {
+    /// The obstacles the arm's links touch at `q`: someone may set a thing down right
+    /// beside a resting hand, and the arm must still be able to move away from it
+    /// (never closer than it started).
+    pub(super) fn start_contacts(
+        &self,
+        side: Side,
+        q: &Joints,
+        obstacles: &dyn Obstacles,
+        exclude: &[String],
+        options: &MotionOptions,
+    ) -> Vec<Contact> {
+        let mut out: Vec<Contact> = Vec::new();
+        for c in self.arm(side).capsules(q) {
+            let mut past = exclude.to_vec();
+            while let Some(cl) = obstacles.capsule_clearance(&c, &past) {
+                if cl.distance >= options.min_clearance {
+                    break;
+                }
+                match out.iter_mut().find(|(n, _)| *n == cl.obstacle) {
+                    Some((_, d)) => *d = d.min(cl.distance),
+                    None => out.push((cl.obstacle.clone(), cl.distance)),
+                }
+                past.push(cl.obstacle);
+            }
+        }
+        out
+    }
+
+    /// The first obstacle the arm's links would touch (closer than the allowed
+    /// clearance) in joint pose `q`, if any.
+    pub fn touches(
+        &self,
+        side: Side,
+        q: &Joints,
+        obstacles: &dyn Obstacles,
+        options: &MotionOptions,
+    ) -> Option<String> {
+        self.start_contacts(side, q, obstacles, &[], options)
+            .into_iter()
+            .next()
+            .map(|(name, _)| name)
+    }
+}
+
 /// Running minima over the samples.
-struct Margins {
-    joint: f32,
-    clearance: f32,
-    nearest: Option<String>,
-    self_clearance: f32,
+pub(super) struct Margins {
+    pub(super) joint: f32,
+    pub(super) clearance: f32,
+    pub(super) nearest: Option<String>,
+    pub(super) self_clearance: f32,
+}
+
+impl Margins {
+    /// Nothing seen yet.
+    pub(super) fn new() -> Self {
+        Self {
+            joint: 1.0,
+            clearance: f32::INFINITY,
+            nearest: None,
+            self_clearance: f32::INFINITY,
+        }
+    }
 }
 
 impl Robot {
@@ -331,12 +395,13 @@ impl Robot {
             .first()
             .map_or(&[][..], |w| &w.exclude[..]);
         exclude.extend_from_slice(first_excl);
+        let contacts = self.start_contacts(side, &q, obstacles, &exclude, options);
         self.check_sample(
             request,
             &q,
             &other_caps,
             obstacles,
-            &exclude,
+            (&exclude, &contacts),
             options,
             &mut margins,
         )
@@ -440,7 +505,7 @@ impl Robot {
                     &q_new,
                     &other_caps,
                     obstacles,
-                    &exclude,
+                    (&exclude, &contacts),
                     options,
                     &mut margins,
                 )
@@ -471,13 +536,13 @@ impl Robot {
     /// All checks for one configuration of the moving arm.
     // Private helper of `simulate`; a context struct would only rename its locals.
     #[allow(clippy::too_many_arguments)]
-    fn check_sample(
+    pub(super) fn check_sample(
         &self,
         request: &MotionRequest,
         q: &Joints,
         other_caps: &[Capsule],
         obstacles: &dyn Obstacles,
-        exclude: &[String],
+        (exclude, contacts): (&[String], &[Contact]),
         options: &MotionOptions,
         margins: &mut Margins,
     ) -> Result<(), Violation> {
@@ -515,7 +580,25 @@ impl Robot {
             Ok(())
         };
         for (i, c) in caps.iter().enumerate() {
-            if let Some(cl) = obstacles.capsule_clearance(c, exclude) {
+            let mut found = obstacles.capsule_clearance(c, exclude);
+            // What the arm touched at the start may stay that close, never closer: look
+            // past it to the next nearest obstacle.
+            let mut past: Vec<String> = Vec::new();
+            while let Some(cl) = &found {
+                let tolerated = cl.distance < options.min_clearance
+                    && contacts
+                        .iter()
+                        .any(|(n, d0)| *n == cl.obstacle && cl.distance >= d0 - CONTACT_SLACK);
+                if !tolerated {
+                    break;
+                }
+                if past.is_empty() {
+                    past = exclude.to_vec();
+                }
+                past.push(cl.obstacle.clone());
+                found = obstacles.capsule_clearance(c, &past);
+            }
+            if let Some(cl) = found {
                 note(cl.distance, &|| arm.link_label(i), cl.obstacle)?;
             }
         }

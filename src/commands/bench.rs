@@ -1,0 +1,115 @@
+//! `attentive bench planner --tables N --seed S`: the motion planner on random
+//! ordinary tables (see `attentive::twin::planner_bench`).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use serde_json::json;
+
+use attentive::twin::kinds::KindCatalog;
+use attentive::twin::planner_bench::{self, BenchAction, CaseResult};
+
+use crate::cli::{BenchArgs, BenchCommand};
+
+/// Runs the chosen benchmark and prints its summary (or JSON lines with `--json`).
+pub fn run(args: &BenchArgs, json_output: bool) -> anyhow::Result<ExitCode> {
+    match args.command {
+        BenchCommand::Planner {
+            tables,
+            seed,
+            threads,
+            failures,
+        } => planner(tables, seed, threads, failures, json_output),
+    }
+}
+
+fn planner(
+    tables: u64,
+    seed: u64,
+    threads: usize,
+    failures: bool,
+    json_output: bool,
+) -> anyhow::Result<ExitCode> {
+    let kinds = KindCatalog::load_shipped().context("loading scenes/kinds.toml")?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .context("starting the planner's thread pool")?;
+    let t0 = Instant::now();
+    let mut cases: Vec<CaseResult> = Vec::new();
+    for k in 0..tables {
+        let table = seed.wrapping_add(k);
+        let world = planner_bench::random_table(table, &kinds)
+            .with_context(|| format!("random table {table}"))?;
+        let results = pool.install(|| planner_bench::run_world(table, &world));
+        for c in &results {
+            if json_output {
+                let line = json!({
+                    "type": "bench_case", "table": c.table, "action": c.action.tool(),
+                    "object": c.object, "person": c.person, "ok": c.report.ok,
+                    "text": c.report.text, "planning_ms": c.planning_ms,
+                });
+                println!("{line}");
+            } else if failures && !c.report.ok {
+                println!(
+                    "table {:>3} {:<27} {:<10} -> {:<4} [{}]: {}",
+                    c.table,
+                    c.action.tool(),
+                    c.object,
+                    c.person,
+                    c.report.facts["failed_step"].as_str().unwrap_or("-"),
+                    c.report.text
+                );
+            }
+        }
+        cases.extend(results);
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let all = planner_bench::summarise(&cases, None);
+    if json_output {
+        let per: serde_json::Map<String, serde_json::Value> = BenchAction::ALL
+            .iter()
+            .map(|&a| {
+                (
+                    a.tool().to_string(),
+                    serde_json::to_value(planner_bench::summarise(&cases, Some(a)))
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"type": "bench_summary", "tables": tables, "seed": seed, "threads": threads,
+                   "actions": per, "planning_ms": all.planning_ms, "wall_s": wall})
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "planner benchmark: {tables} random tables from seed {seed}, {} cases, {threads} thread(s), {wall:.1} s",
+        cases.len()
+    );
+    for action in BenchAction::ALL {
+        let s = planner_bench::summarise(&cases, Some(action));
+        println!(
+            "{:<27} {:>4}/{:<4} = {:5.1} %   planning ms: median {:.1}, 95th {:.1}, max {:.1}",
+            action.tool(),
+            s.succeeded,
+            s.cases,
+            s.rate(),
+            s.planning_ms[0],
+            s.planning_ms[1],
+            s.planning_ms[2]
+        );
+        let mut reasons: Vec<(&String, &usize)> = s.reasons.iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (reason, n) in reasons {
+            println!("    {n:>4}  {reason}");
+        }
+    }
+    println!(
+        "all actions: planning ms median {:.1}, 95th {:.1}, max {:.1}",
+        all.planning_ms[0], all.planning_ms[1], all.planning_ms[2]
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,43 @@
+//! Every trajectory the planner benchmark produces stays within the joint limits and
+//! keeps the configured clearance at every sample (on a few random tables).
+
+use attentive::twin::actions::simulate::motion_options;
+use attentive::twin::kinds::KindCatalog;
+use attentive::twin::planner_bench::{random_table, run_world};
+use attentive::twin::Twin;
+
+#[test]
+fn every_sample_of_every_benchmark_trajectory_is_within_limits_and_clear() {
+    let kinds = KindCatalog::load_shipped().expect("kinds");
+    let min = motion_options().min_clearance;
+    let mut motions = 0;
+    for seed in [3, 5] {
+        let world = random_table(seed, &kinds).expect("valid table");
+        let twin = Twin::from_world(world.clone());
+        let robot = twin.robot.as_ref().expect("robot");
+        let cases = run_world(seed, &world);
+        assert!(!cases.is_empty());
+        for c in &cases {
+            if !c.report.ok {
+                // A refusal is one sentence.
+                assert!(c.report.text.ends_with('.'), "{}", c.report.text);
+            }
+            for m in &c.motions {
+                motions += 1;
+                let arm = robot.arm(m.side);
+                assert!(
+                    m.min_clearance >= min,
+                    "table {seed} {} {}: {} m to {:?}",
+                    c.object,
+                    c.person,
+                    m.min_clearance,
+                    m.nearest_obstacle
+                );
+                for s in &m.samples {
+                    assert!(arm.limit_violation(&s.q, 1e-4).is_none());
+                }
+            }
+        }
+    }
+    assert!(motions > 0);
+}
