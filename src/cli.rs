@@ -112,6 +112,10 @@ pub struct ToolArgs {
     /// Scene changes before the call, e.g. --busy Daniel=smartphone.
     #[arg(long, value_name = "PERSON=OBJECT")]
     pub busy: Vec<String>,
+    /// Execute actions through the robot bridge (rosbridge WebSocket URL, e.g.
+    /// ws://127.0.0.1:9090) instead of in simulation; perception updates the scene first.
+    #[arg(long, value_name = "URL")]
+    pub robot: Option<String>,
 }
 
 /// Arguments of `attentive tools`.

@@ -61,6 +61,8 @@ pub struct Settings {
     pub daemon: crate::daemon::settings::DaemonSettings,
     /// The robot's voice.
     pub voice: crate::voice::VoiceSettings,
+    /// The robot bridge.
+    pub robot: crate::robot::RobotSettings,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,

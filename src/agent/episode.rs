@@ -17,6 +17,7 @@ use super::voice::Mouth;
 use crate::config::{AgentSettings, GuardSettings};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
+use crate::twin::actions::{Executor, SimulationExecutor};
 use crate::twin::Twin;
 
 /// Where events go: the terminal, a JSON log, or a test's vector.
@@ -86,6 +87,8 @@ pub struct Agent {
     history: Vec<ChatMessage>,
     /// The robot's voice, and how long an action waits for it (`None`: no wait).
     mouth: Option<(Arc<dyn Mouth>, Option<Duration>)>,
+    /// Where actions run: the simulation, or a robot.
+    executor: Box<dyn Executor>,
 }
 
 /// What this turn has done so far, for the guards.
@@ -134,7 +137,21 @@ impl Agent {
             guards,
             history: Vec::new(),
             mouth: None,
+            executor: Box::new(SimulationExecutor),
         }
+    }
+
+    /// Acts through `executor` (a robot bridge) instead of the simulation.
+    pub fn with_executor(mut self, executor: Box<dyn Executor>) -> Self {
+        self.executor = executor;
+        self
+    }
+
+    /// Brings the twin up to date with the executor's perception (between
+    /// episodes; actions do it themselves before planning). Returns whether the
+    /// world changed.
+    pub fn perceive(&mut self, twin: &mut Twin) -> bool {
+        self.executor.perceive(twin)
     }
 
     /// Speaks through `mouth`; a physical action first waits up to `wait_before_action`
@@ -295,7 +312,9 @@ impl Agent {
                     end = Some(EndReason::Interrupted);
                     continue;
                 }
-                let (result, flags) = self.run_call(call, twin, &mut state, events);
+                let (result, flags) = self
+                    .run_call(call, twin, &mut state, events, cancel)
+                    .await;
                 events.after_tool(twin);
                 self.history.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
@@ -348,12 +367,13 @@ impl Agent {
     }
 
     /// Runs one call through the flow checks and guards; returns the text the LLM reads.
-    fn run_call(
+    async fn run_call(
         &mut self,
         call: &ToolCall,
         twin: &mut Twin,
         state: &mut TurnState,
-        events: &mut dyn EventSink,
+        events: &mut (dyn EventSink + Send),
+        cancel: &CancellationToken,
     ) -> (String, CallFlags) {
         let mut flags = CallFlags::default();
         let args: Value = match serde_json::from_str(if call.arguments.trim().is_empty() {
@@ -412,7 +432,8 @@ impl Agent {
             refuse(events, refusal.0, &call.name, args, &refusal.1);
             return (refusal.1, flags);
         }
-        let outcome: ToolOutcome = tools::call(twin, &call.name, &args);
+        let outcome: ToolOutcome =
+            tools::call_acting(twin, &call.name, &args, self.executor.as_mut(), cancel).await;
         state.tools_run += 1;
         if definition.category == ToolCategory::Query && outcome.ok {
             if let (Some(receiver), Some(person)) = (

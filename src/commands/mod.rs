@@ -20,7 +20,7 @@ mod tool;
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = cli.config.as_deref();
     match cli.command {
-        Command::Tool(args) => tool::run(&args, cli.json),
+        Command::Tool(args) => tool::run(&args, cli.json, config),
         Command::Listen(args) => listen::run(&args, cli.json, config),
         Command::Say(args) => say::run(&args, cli.json, config),
         Command::Sim(args) => sim::run(&args, cli.json, config),

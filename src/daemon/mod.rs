@@ -199,6 +199,24 @@ pub async fn run(
         agent = agent.with_mouth(Arc::new(voice.clone()), settings.voice.action_wait());
     }
 
+    // The robot: through the bridge when one is configured, else the twin alone.
+    let robot_url = options.robot.clone().or_else(|| settings.robot.url.clone());
+    let mut perception = None;
+    if let Some(url) = &robot_url {
+        let bridge =
+            crate::robot::RobotBridge::start(&settings.robot, url, &twin.world, shutdown.clone())
+                .map_err(|e| DaemonError::Load(e.to_string()))?;
+        let mut statuses = bridge.status_events(shutdown.clone());
+        let forward = bus.clone();
+        tokio::spawn(async move {
+            while let Some(event) = statuses.recv().await {
+                forward.publish(event);
+            }
+        });
+        perception = Some(bridge.updates());
+        agent = agent.with_executor(Box::new(bridge));
+    }
+
     let queue = Arc::new(TurnQueue::new(daemon.queue_capacity));
     let episodes = Arc::new(Episodes::default());
     let health = Arc::new(Health::default());
@@ -227,6 +245,10 @@ pub async fn run(
         snapshot_tx,
         Duration::from_secs_f64(settings.agent.turn_timeout_s),
     );
+    let worker = match perception {
+        Some(updates) => worker.with_perception(updates),
+        None => worker,
+    };
     let worker_stop = CancellationToken::new();
     let worker_task = tokio::spawn(worker.run(worker_stop.clone()));
 
@@ -288,7 +310,7 @@ pub async fn run(
         "brain_description": brain_description,
         "character": options.character,
         "audio": audio,
-        "robot": "simulated",
+        "robot": robot_url.as_deref().map_or_else(|| "simulated".to_string(), |u| format!("rosbridge {u}")),
         "version": env!("CARGO_PKG_VERSION"),
     }));
     let api_state = api::ApiState {
@@ -332,14 +354,12 @@ pub async fn run(
         log_dir,
     };
     on_ready(&started);
-    let robot_detail = match &options.robot {
-        Some(url) => format!("the robot bridge is not available in this build; {url} is not used and actions execute in the twin"),
-        None => "no robot configured: actions execute in the twin".to_string(),
-    };
-    bus.publish(Event::Robot {
-        status: "simulated".into(),
-        detail: robot_detail,
-    });
+    if robot_url.is_none() {
+        bus.publish(Event::Robot {
+            status: "simulated".into(),
+            detail: "no robot configured: actions execute in the twin".into(),
+        });
+    }
 
     systemd::ready(&format!("serving on http://{addr}/"));
 

@@ -200,6 +200,8 @@ pub struct Worker {
     pub snapshot: watch::Sender<Snapshot>,
     /// Wall time allowed per turn (for the watchdog).
     pub turn_timeout: Duration,
+    /// New perception from the robot bridge, applied between episodes.
+    pub perception: Option<watch::Receiver<u64>>,
 }
 
 impl Worker {
@@ -226,6 +228,22 @@ impl Worker {
             health,
             snapshot,
             turn_timeout,
+            perception: None,
+        }
+    }
+
+    /// Follows the robot's perception: each update is applied to the twin while
+    /// no episode runs (during one, the twin is frozen; the agent applies it
+    /// before each action).
+    pub fn with_perception(mut self, updates: watch::Receiver<u64>) -> Self {
+        self.perception = Some(updates);
+        self
+    }
+
+    fn apply_perception(&mut self) {
+        if self.agent.perceive(&mut self.twin) {
+            self.snapshot.send_replace(Snapshot::of(&self.twin));
+            self.bus.publish(self.twin.state_event());
         }
     }
 
@@ -253,6 +271,15 @@ impl Worker {
                     None => break,
                 },
                 _ = self.queue.wait() => {}
+                changed = perception_changed(&mut self.perception) => {
+                    if changed {
+                        self.apply_perception();
+                        // At most 5 world updates a second reach the log and the page.
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    } else {
+                        self.perception = None;
+                    }
+                }
                 // Idle ticks keep the watchdog fed while nothing happens.
                 _ = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
@@ -420,4 +447,12 @@ pub fn enqueue(bus: &Bus, queue: &TurnQueue, turn: Turn) -> u64 {
         });
     }
     seq
+}
+
+/// Waits for new perception; false when its source is gone (never, without one).
+async fn perception_changed(updates: &mut Option<watch::Receiver<u64>>) -> bool {
+    match updates {
+        Some(rx) => rx.changed().await.is_ok(),
+        None => std::future::pending().await,
+    }
 }

@@ -250,6 +250,11 @@ impl World {
         &self.persons
     }
 
+    /// All persons, to update from perception.
+    pub fn persons_mut(&mut self) -> &mut [Person] {
+        &mut self.persons
+    }
+
     /// All objects.
     pub fn objects(&self) -> &[Object] {
         &self.objects

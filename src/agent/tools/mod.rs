@@ -295,17 +295,61 @@ pub fn unknown_tool(name: &str) -> ToolOutcome {
 
 pub use args::Args;
 
-/// Calls any tool on the twin: queries read it, actions plan and execute on it,
-/// `speak` returns what was said (the loop turns it into a `speech` event).
+/// Calls any tool on the twin: queries read it, actions plan and execute on it
+/// (in simulation), `speak` returns what was said (the loop turns it into a
+/// `speech` event).
 pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
+    match prepare(twin, name, raw_args) {
+        Prepared::Answered(outcome) => outcome,
+        Prepared::Act(request) => outcome_of(actions::execute(twin, request)),
+    }
+}
+
+/// As [`call`], but actions run on `executor` (a robot, or the simulation) and
+/// stop safely when `cancel` fires.
+pub async fn call_acting(
+    twin: &mut Twin,
+    name: &str,
+    raw_args: &Value,
+    executor: &mut dyn actions::Executor,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> ToolOutcome {
+    match prepare(twin, name, raw_args) {
+        Prepared::Answered(outcome) => outcome,
+        Prepared::Act(request) => {
+            outcome_of(actions::execute_on(twin, request, executor, cancel).await)
+        }
+    }
+}
+
+/// A tool call either answered at once or an action to execute.
+enum Prepared {
+    Answered(ToolOutcome),
+    Act(ActionRequest),
+}
+
+fn outcome_of(report: actions::ActionReport) -> ToolOutcome {
+    ToolOutcome {
+        ok: report.ok,
+        text: report.text,
+        facts: report.facts,
+    }
+}
+
+fn prepare(twin: &mut Twin, name: &str, raw_args: &Value) -> Prepared {
     let Some(tool) = definition(name) else {
-        return unknown_tool(name);
+        return Prepared::Answered(unknown_tool(name));
     };
     let args = match Args::parse(tool, raw_args) {
         Ok(args) => args,
-        Err(error) => return ToolOutcome::failed(error.to_string(), json!({"error": "arguments"})),
+        Err(error) => {
+            return Prepared::Answered(ToolOutcome::failed(
+                error.to_string(),
+                json!({"error": "arguments"}),
+            ))
+        }
     };
-    match tool.category {
+    Prepared::Answered(match tool.category {
         ToolCategory::Query if name == "check_reach_object_for_robot" && twin.robot.is_ok() => {
             query::check_reach_object_for_robot_ik(twin, &args)
         }
@@ -314,18 +358,11 @@ pub fn call(twin: &mut Twin, name: &str, raw_args: &Value) -> ToolOutcome {
         ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),
         ToolCategory::Expression | ToolCategory::Action => {
             match action_request(&twin.world, name, &args) {
-                Ok(request) => {
-                    let report = actions::execute(twin, request);
-                    ToolOutcome {
-                        ok: report.ok,
-                        text: report.text,
-                        facts: report.facts,
-                    }
-                }
+                Ok(request) => return Prepared::Act(request),
                 Err(text) => ToolOutcome::failed(text, json!({"error": "arguments"})),
             }
         }
-    }
+    })
 }
 
 fn speak(world: &World, args: &Args) -> ToolOutcome {

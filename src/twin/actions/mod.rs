@@ -16,7 +16,11 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
 
 use serde_json::json;
 
@@ -25,7 +29,8 @@ use crate::twin::world::{Placement, World};
 use crate::twin::{Hand, ObjectId, PersonId, Twin};
 
 use feedback::Cause;
-use search::{search, table_spot, Plan, BEAM, COST_FORMULA};
+pub use search::Plan;
+use search::{search, table_spot, BEAM, COST_FORMULA};
 use simulate::{apply_pour, Effect, PlanState};
 use variants::{get_variants, hand_of, side_of, ungraspable_reason, Elementary};
 
@@ -64,22 +69,58 @@ pub struct ActionReport {
     pub facts: serde_json::Value,
 }
 
-/// Carries out a plan on the world (in simulation, or on a robot).
-pub trait Executor {
-    /// Runs the plan's steps, changing `world` as they happen; an error is one sentence.
-    fn run(&mut self, world: &mut World, plan: &Plan) -> Result<(), String>;
+/// The future of an execution: `Ok` when every step ran, else one sentence.
+pub type Execution<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
+/// Carries out a plan (in simulation, or on a robot).
+pub trait Executor: Send + Sync {
+    /// Why no action can start now (the robot is disconnected, its data stale), as one sentence.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// Brings the twin up to date with what the robot perceives; called between
+    /// actions only, so a plan never sees the world change under it. Returns
+    /// whether the world changed.
+    fn perceive(&mut self, _twin: &mut Twin) -> bool {
+        false
+    }
+
+    /// Runs the plan's steps, changing the twin as they really happen (objects,
+    /// and the arms' joints). On failure or cancel the error is one sentence and
+    /// the twin shows where the robot really is.
+    fn run<'a>(
+        &'a mut self,
+        twin: &'a mut Twin,
+        plan: &'a Plan,
+        cancel: &'a CancellationToken,
+    ) -> Execution<'a>;
 }
 
 /// Execution in simulation: applies each step's effect to the world.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SimulationExecutor;
 
-impl Executor for SimulationExecutor {
-    fn run(&mut self, world: &mut World, plan: &Plan) -> Result<(), String> {
+impl SimulationExecutor {
+    /// Applies the plan at once.
+    pub fn apply(twin: &mut Twin, plan: &Plan) -> Result<(), String> {
         for s in &plan.steps {
-            apply_effect(world, &s.sim.effect)?;
+            apply_effect(&mut twin.world, &s.sim.effect)?;
         }
+        twin.joints = plan.end.joints;
         Ok(())
+    }
+}
+
+impl Executor for SimulationExecutor {
+    fn run<'a>(
+        &'a mut self,
+        twin: &'a mut Twin,
+        plan: &'a Plan,
+        _cancel: &'a CancellationToken,
+    ) -> Execution<'a> {
+        let result = Self::apply(twin, plan);
+        Box::pin(std::future::ready(result))
     }
 }
 
@@ -106,7 +147,7 @@ pub fn apply_effect(world: &mut World, effect: &Effect) -> Result<(), String> {
 
 /// Plans, executes (in simulation) and verifies one action.
 pub fn execute(twin: &mut Twin, request: ActionRequest) -> ActionReport {
-    execute_with(twin, request, &mut SimulationExecutor)
+    execute_inner(twin, request, &mut Vec::new())
 }
 
 fn failed(text: String, facts: serde_json::Value) -> ActionReport {
@@ -145,13 +186,27 @@ pub fn plan(
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
 }
 
-/// Plans, executes with `executor` and verifies one action.
-pub fn execute_with(
+/// Plans, executes with `executor` (waiting for it) and verifies one action.
+/// Perception is applied before planning, never during planning or execution.
+pub async fn execute_on(
     twin: &mut Twin,
     request: ActionRequest,
     executor: &mut dyn Executor,
+    cancel: &CancellationToken,
 ) -> ActionReport {
-    execute_inner(twin, request, executor, &mut Vec::new())
+    if let Some(reason) = executor.unavailable() {
+        return failed(reason, json!({"error": "robot"}));
+    }
+    executor.perceive(twin);
+    let mut prepared = match prepare(twin, request) {
+        Ok(p) => p,
+        Err(report) => return report,
+    };
+    if let Err(e) = executor.run(twin, &prepared.plan, cancel).await {
+        prepared.facts["executed"] = false.into();
+        return failed(format!("Execution failed: {e}"), prepared.facts);
+    }
+    conclude(twin, request, prepared)
 }
 
 /// As [`execute`], and appends the executed plan's motions to `motions` (for checks
@@ -161,19 +216,40 @@ pub fn execute_recording(
     request: ActionRequest,
     motions: &mut Vec<crate::twin::kinematics::Motion>,
 ) -> ActionReport {
-    execute_inner(twin, request, &mut SimulationExecutor, motions)
+    execute_inner(twin, request, motions)
 }
 
 fn execute_inner(
     twin: &mut Twin,
     request: ActionRequest,
-    executor: &mut dyn Executor,
     motions: &mut Vec<crate::twin::kinematics::Motion>,
 ) -> ActionReport {
-    let (outcome, ms) = match plan(twin, request) {
+    let prepared = match prepare(twin, request) {
         Ok(p) => p,
         Err(report) => return report,
     };
+    motions.extend(
+        prepared
+            .plan
+            .steps
+            .iter()
+            .flat_map(|s| s.sim.motions.iter().cloned()),
+    );
+    if let Err(e) = SimulationExecutor::apply(twin, &prepared.plan) {
+        return failed(format!("Execution failed: {e}"), prepared.facts);
+    }
+    conclude(twin, request, prepared)
+}
+
+/// A feasible plan and what is known of it before execution.
+struct Prepared {
+    plan: Plan,
+    facts: serde_json::Value,
+    liquid: Option<String>,
+}
+
+fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, ActionReport> {
+    let (outcome, ms) = plan(twin, request)?;
     let mut facts = json!({
         "cost_formula": COST_FORMULA,
         "variants_tried": outcome.tried,
@@ -185,7 +261,10 @@ fn execute_inner(
         Err((step, causes)) => {
             facts["failed_step"] = step.name().into();
             facts["reasons"] = json!(feedback::count(&outcome.causes));
-            return failed(feedback::step_failure(&twin.world, &step, &causes), facts);
+            return Err(failed(
+                feedback::step_failure(&twin.world, &step, &causes),
+                facts,
+            ));
         }
     };
     let liquid = match request {
@@ -193,15 +272,20 @@ fn execute_inner(
         _ => None,
     };
     describe_plan(&plan, &mut facts);
-    motions.extend(
-        plan.steps
-            .iter()
-            .flat_map(|s| s.sim.motions.iter().cloned()),
-    );
-    if let Err(e) = executor.run(&mut twin.world, &plan) {
-        return failed(format!("Execution failed: {e}"), facts);
-    }
-    twin.joints = plan.end.joints;
+    Ok(Prepared {
+        plan,
+        facts,
+        liquid,
+    })
+}
+
+/// Checks the world against what the action promised, after execution.
+fn conclude(twin: &Twin, request: ActionRequest, prepared: Prepared) -> ActionReport {
+    let Prepared {
+        plan,
+        mut facts,
+        liquid,
+    } = prepared;
     if let Err(mismatch) = verify::check(&twin.world, &request, liquid.as_deref()) {
         facts["mismatch"] = true.into();
         return failed(mismatch, facts);

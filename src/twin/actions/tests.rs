@@ -280,31 +280,38 @@ fn full_hands_and_held_objects_are_refused_before_planning() {
 struct DropsNothing;
 
 impl Executor for DropsNothing {
-    fn run(&mut self, world: &mut World, plan: &Plan) -> Result<(), String> {
+    fn run<'a>(
+        &'a mut self,
+        twin: &'a mut Twin,
+        plan: &'a Plan,
+        _cancel: &'a CancellationToken,
+    ) -> Execution<'a> {
         if let Some(Effect::Grasped { object, arm, base }) =
             plan.steps.first().map(|s| s.sim.effect)
         {
-            world.object_mut(object).placement = Placement::InGripper {
+            twin.world.object_mut(object).placement = Placement::InGripper {
                 hand: hand_of(arm),
                 base,
             };
         }
-        Ok(())
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
-#[test]
-fn faulty_execution_is_reported_as_mismatch() {
+#[tokio::test]
+async fn faulty_execution_is_reported_as_mismatch() {
     let mut t = twin();
     let (red, felix) = (obj(&t, "red_glass"), per(&t, "Felix"));
-    let r = execute_with(
+    let r = execute_on(
         &mut t,
         ActionRequest::HandOver {
             object: red,
             person: felix,
         },
         &mut DropsNothing,
-    );
+        &CancellationToken::new(),
+    )
+    .await;
     assert!(!r.ok);
     assert_eq!(r.facts["mismatch"], true);
     assert!(
