@@ -312,9 +312,7 @@ impl Agent {
                     end = Some(EndReason::Interrupted);
                     continue;
                 }
-                let (result, flags) = self
-                    .run_call(call, twin, &mut state, events, cancel)
-                    .await;
+                let (result, flags) = self.run_call(call, twin, &mut state, events, cancel).await;
                 events.after_tool(twin);
                 self.history.push(ChatMessage::Tool {
                     call_id: call.id.clone(),

@@ -34,7 +34,8 @@ pub fn run(args: &ToolArgs, json_output: bool, config: Option<&Path>) -> anyhow:
         (Some(url), Some(runtime)) => {
             let settings = Settings::load(config)?;
             let _guard = runtime.enter();
-            let mut bridge = RobotBridge::start(&settings.robot, url, &twin.world, CancellationToken::new())?;
+            let mut bridge =
+                RobotBridge::start(&settings.robot, url, &twin.world, CancellationToken::new())?;
             runtime
                 .block_on(bridge.wait_ready(Duration::from_secs(5)))
                 .map_err(|reason| anyhow::anyhow!("{reason}"))?;

@@ -235,25 +235,20 @@ impl RobotBridge {
     /// The measured joints of one arm (twin convention), if fresh.
     fn measured(&self, side: Side) -> Result<Joints, String> {
         let p = lock(&self.perceived);
-        self.joint_map
-            .arm(side)
-            .read(&p.joints)
-            .map_err(|missing| {
-                format!(
-                    "the joint states lack {}; check [robot] {}_arm.joints",
-                    missing.join(", "),
-                    side.name()
-                )
-            })
+        self.joint_map.arm(side).read(&p.joints).map_err(|missing| {
+            format!(
+                "the joint states lack {}; check [robot] {}_arm.joints",
+                missing.join(", "),
+                side.name()
+            )
+        })
     }
 
     /// Waits (≤ 0.5 s) for a joint state that arrived after `after`, then reads the arm.
     async fn measured_after(&self, side: Side, after: Instant) -> Result<Joints, String> {
         let deadline = after + Duration::from_millis(500);
         loop {
-            let fresh = lock(&self.perceived)
-                .joints_at
-                .is_some_and(|t| t >= after);
+            let fresh = lock(&self.perceived).joints_at.is_some_and(|t| t >= after);
             if fresh || Instant::now() >= deadline {
                 return self.measured(side);
             }
@@ -418,13 +413,20 @@ impl RobotBridge {
             side.name(),
             if close { "closing on" } else { "letting go of" }
         );
-        let bound = Duration::from_secs_f64(2.0 * self.settings.time_scale + self.settings.goal_timeout_slack_s);
+        let bound = Duration::from_secs_f64(
+            2.0 * self.settings.time_scale + self.settings.goal_timeout_slack_s,
+        );
         self.follow(goal, &what, bound, cancel)
             .await
             .map_err(|e| format!("{what} failed: {e}"))
     }
 
-    async fn run_head(&self, pan: f32, tilt: f32, cancel: &CancellationToken) -> Result<(), String> {
+    async fn run_head(
+        &self,
+        pan: f32,
+        tilt: f32,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
         let head = &self.settings.head;
         let goal = json!({"trajectory": {"joint_names": [head.pan_joint, head.tilt_joint],
             "points": [{"positions": [pan, tilt], "time_from_start": protocol::duration(head.move_s * self.settings.time_scale)}]}});
@@ -483,7 +485,7 @@ impl RobotBridge {
                 }
                 effect => apply_effect(&mut twin.world, &effect)?,
             }
-            }
+        }
         Ok(())
     }
 }

@@ -177,12 +177,9 @@ impl Rosbridge {
     /// Waits until connected, at most `bound`.
     pub async fn wait_connected(&self, bound: Duration) -> Result<(), BridgeError> {
         let mut status = self.status();
-        let waited = tokio::time::timeout(
-            bound,
-            status.wait_for(|s| *s == LinkStatus::Connected),
-        )
-        .await
-        .map(|r| r.map(|_| ()));
+        let waited = tokio::time::timeout(bound, status.wait_for(|s| *s == LinkStatus::Connected))
+            .await
+            .map(|r| r.map(|_| ()));
         match waited {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => Err(BridgeError::Closed),
@@ -279,10 +276,12 @@ impl Rosbridge {
 
     /// Asks the server to cancel a goal; its end arrives as status 5 when honoured.
     pub fn cancel_goal(&self, goal: &Goal) {
-        let _ = self.commands.send(Command::Send(protocol::cancel_action_goal(
-            &goal.id,
-            &goal.action,
-        )));
+        let _ = self
+            .commands
+            .send(Command::Send(protocol::cancel_action_goal(
+                &goal.id,
+                &goal.action,
+            )));
     }
 
     /// Drops the current connection (it reconnects with backoff).
@@ -384,7 +383,7 @@ impl Link {
                     return None;
                 }
                 command = self.commands.recv() => {
-                    let Some(command) = command else { return None };
+                    let command = command?;
                     let frame = match command {
                         Command::Send(frame) => frame,
                         Command::Goal { id, frame, reply } => {

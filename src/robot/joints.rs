@@ -112,9 +112,8 @@ mod tests {
     #[test]
     fn missing_or_nan_joints_are_named() {
         let joints = ArmJoints::new(&ArmSettings::default());
-        let mut positions: HashMap<String, f64> = (1..=6)
-            .map(|i| (format!("left_joint_{i}"), 0.0))
-            .collect();
+        let mut positions: HashMap<String, f64> =
+            (1..=6).map(|i| (format!("left_joint_{i}"), 0.0)).collect();
         positions.insert("left_joint_3".into(), f64::NAN);
         let missing = joints.read(&positions).unwrap_err();
         assert_eq!(missing, vec!["left_joint_3", "left_joint_7"]);

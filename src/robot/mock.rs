@@ -99,10 +99,14 @@ struct State {
     markers: BTreeMap<i64, Vec3>,
     /// Body id → joint index → position in the camera frame.
     bodies: BTreeMap<i64, BTreeMap<i64, Vec3>>,
+    /// Per hand (left, right): the marker it carries and the marker's offset from the hand (world).
+    carried: [Option<(i64, Vec3)>; 2],
 }
 
 struct Shared {
     state: Mutex<State>,
+    robot: Option<Arc<crate::twin::kinematics::Robot>>,
+    joint_map: JointMap,
     settings: RobotSettings,
     camera_from_world: Affine3A,
     marker_of: HashMap<String, i64>,
@@ -178,9 +182,11 @@ impl MockRobot {
         for object in world.object_ids() {
             let o = world.object(object);
             if let Some(id) = marker_of.get(&o.name) {
-                let p = world.object_base(object)
-                    + Vec3::Z * settings.perception.marker_height as f32;
-                state.markers.insert(*id, camera_from_world.transform_point3(p));
+                let p =
+                    world.object_base(object) + Vec3::Z * settings.perception.marker_height as f32;
+                state
+                    .markers
+                    .insert(*id, camera_from_world.transform_point3(p));
             }
         }
         let mut body_of = HashMap::new();
@@ -220,6 +226,8 @@ impl MockRobot {
         let (drop_epoch, _) = watch::channel(0);
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
+            robot: twin.robot.as_ref().ok().cloned(),
+            joint_map: JointMap::new(settings),
             settings: settings.clone(),
             camera_from_world,
             marker_of,
@@ -288,7 +296,7 @@ impl MockRobot {
         let Some(id) = self.shared.marker_of.get(object) else {
             return false;
         };
-        let p = to.extend(self.shared.table_height + 0.1)
+        let p = to.extend(self.shared.table_height)
             + Vec3::Z * self.shared.settings.perception.marker_height as f32;
         let camera = self.shared.camera_from_world.transform_point3(p);
         self.shared.state().markers.insert(*id, camera);
@@ -352,10 +360,15 @@ async fn simulate(shared: Arc<Shared>, stop: CancellationToken) {
         for m in motions {
             let t = m.began.elapsed().as_secs_f64();
             let aborted = m.abort.as_ref().filter(|(f, _)| t >= f * m.duration());
-            let now = m.at(if aborted.is_some() { t.min(m.duration()) } else { t });
+            let now = m.at(if aborted.is_some() {
+                t.min(m.duration())
+            } else {
+                t
+            });
             for (name, v) in m.joints.iter().zip(&now) {
                 state.joints.insert(name.clone(), *v);
             }
+            carry(&shared, &mut state);
             if let Some((_, reason)) = aborted {
                 let result = json!({"op": "action_result", "id": m.goal_id, "action": m.action,
                     "values": {"error_code": -4, "error_string": reason}, "status": STATUS_ABORTED, "result": true});
@@ -441,9 +454,7 @@ fn joint_states(shared: &Shared) -> Option<String> {
     let positions: Vec<f64> = state.joints.values().copied().collect();
     let msg = json!({"header": {"stamp": stamp(), "frame_id": ""}, "name": names,
         "position": positions, "velocity": [], "effort": []});
-    Some(
-        json!({"op": "publish", "topic": shared.settings.joint_states, "msg": msg}).to_string(),
-    )
+    Some(json!({"op": "publish", "topic": shared.settings.joint_states, "msg": msg}).to_string())
 }
 
 fn aruco(shared: &Shared) -> String {
@@ -451,7 +462,8 @@ fn aruco(shared: &Shared) -> String {
     let ids: Vec<i64> = state.markers.keys().copied().collect();
     let poses: Vec<Value> = state.markers.values().map(|p| pose(*p)).collect();
     let msg = json!({"header": {"stamp": stamp(), "frame_id": "camera"}, "marker_ids": ids, "poses": poses});
-    json!({"op": "publish", "topic": shared.settings.perception.aruco_topic, "msg": msg}).to_string()
+    json!({"op": "publish", "topic": shared.settings.perception.aruco_topic, "msg": msg})
+        .to_string()
 }
 
 fn bodies(shared: &Shared) -> String {
@@ -551,93 +563,102 @@ fn send_goal(
     ];
     let mut state = shared.state();
     let fault = state.fault.take();
-    let (record, joints, points, result) =
-        if let Some((_, side)) = grippers.iter().find(|(a, _)| **a == action) {
-            let position = goal
-                .pointer("/command/position")
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0);
-            let record = GoalRecord {
-                action: action.clone(),
-                joint_names: Vec::new(),
-                times: Vec::new(),
-                positions: Vec::new(),
-                gripper_position: Some(position),
-            };
-            let result = json!({"position": position, "effort": 0.0, "stalled": position > 0.1, "reached_goal": position <= 0.1});
-            (
-                record,
-                vec![format!("{side}_hand_finger_joint")],
-                vec![(0.3, vec![position])],
-                result,
-            )
-        } else if trajectories.contains(&&action) {
-            let trajectory = goal.get("trajectory").cloned().unwrap_or(Value::Null);
-            let names: Vec<String> = trajectory
-                .get("joint_names")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut points = Vec::new();
-            for p in trajectory
-                .get("points")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let t = p
-                    .get("time_from_start")
-                    .and_then(protocol::seconds)
-                    .unwrap_or(-1.0);
-                let pos: Vec<f64> = p
-                    .get("positions")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect())
-                    .unwrap_or_default();
-                points.push((t, pos));
-            }
-            let record = GoalRecord {
-                action: action.clone(),
-                joint_names: names.clone(),
-                times: points.iter().map(|p| p.0).collect(),
-                positions: points.iter().map(|p| p.1.clone()).collect(),
-                gripper_position: None,
-            };
-            state.goals.push(record.clone());
-            shared.goal_arrived.notify_waiters();
-            // What a joint trajectory controller checks before accepting a goal.
-            let known = names.iter().all(|n| state.joints.contains_key(n));
-            let increasing = points.windows(2).all(|w| w[1].0 > w[0].0)
-                && points.first().is_some_and(|p| p.0 >= 0.0);
-            let sized = points
-                .iter()
-                .all(|p| p.1.len() == names.len() && p.1.iter().all(|v| v.is_finite()));
-            if names.is_empty() || points.is_empty() || !known || !increasing || !sized {
-                return rejected("Action goal was rejected");
-            }
-            let result = json!({"error_code": 0, "error_string": ""});
-            return start(
-                &mut state,
-                fault,
-                Motion {
-                    goal_id: id,
-                    action,
-                    joints: names,
-                    start: Vec::new(),
-                    points,
-                    began: Instant::now(),
-                    abort: None,
-                    reply: reply.clone(),
-                    result,
-                },
-            );
+    let (record, joints, points, result) = if let Some((_, side)) =
+        grippers.iter().find(|(a, _)| **a == action)
+    {
+        let position = goal
+            .pointer("/command/position")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let hand = if *side == "left" {
+            Side::Left
         } else {
-            return rejected("Action goal was rejected: no such action server");
+            Side::Right
         };
+        if fault.is_none() {
+            grip(shared, &mut state, hand, position > 0.1);
+        }
+        let record = GoalRecord {
+            action: action.clone(),
+            joint_names: Vec::new(),
+            times: Vec::new(),
+            positions: Vec::new(),
+            gripper_position: Some(position),
+        };
+        let result = json!({"position": position, "effort": 0.0, "stalled": position > 0.1, "reached_goal": position <= 0.1});
+        (
+            record,
+            vec![format!("{side}_hand_finger_joint")],
+            vec![(0.3, vec![position])],
+            result,
+        )
+    } else if trajectories.contains(&&action) {
+        let trajectory = goal.get("trajectory").cloned().unwrap_or(Value::Null);
+        let names: Vec<String> = trajectory
+            .get("joint_names")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut points = Vec::new();
+        for p in trajectory
+            .get("points")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let t = p
+                .get("time_from_start")
+                .and_then(protocol::seconds)
+                .unwrap_or(-1.0);
+            let pos: Vec<f64> = p
+                .get("positions")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect())
+                .unwrap_or_default();
+            points.push((t, pos));
+        }
+        let record = GoalRecord {
+            action: action.clone(),
+            joint_names: names.clone(),
+            times: points.iter().map(|p| p.0).collect(),
+            positions: points.iter().map(|p| p.1.clone()).collect(),
+            gripper_position: None,
+        };
+        state.goals.push(record.clone());
+        shared.goal_arrived.notify_waiters();
+        // What a joint trajectory controller checks before accepting a goal.
+        let known = names.iter().all(|n| state.joints.contains_key(n));
+        let increasing = points.windows(2).all(|w| w[1].0 > w[0].0)
+            && points.first().is_some_and(|p| p.0 >= 0.0);
+        let sized = points
+            .iter()
+            .all(|p| p.1.len() == names.len() && p.1.iter().all(|v| v.is_finite()));
+        if names.is_empty() || points.is_empty() || !known || !increasing || !sized {
+            return rejected("Action goal was rejected");
+        }
+        let result = json!({"error_code": 0, "error_string": ""});
+        return start(
+            &mut state,
+            fault,
+            Motion {
+                goal_id: id,
+                action,
+                joints: names,
+                start: Vec::new(),
+                points,
+                began: Instant::now(),
+                abort: None,
+                reply: reply.clone(),
+                result,
+            },
+        );
+    } else {
+        return rejected("Action goal was rejected: no such action server");
+    };
     state.goals.push(record.clone());
     shared.goal_arrived.notify_waiters();
     start(
@@ -685,4 +706,89 @@ fn start(state: &mut State, fault: Option<Fault>, mut motion: Motion) -> Option<
     }
     state.motions.push(motion);
     None
+}
+
+/// The tool centre of one arm in the world, from the mock's joints.
+fn hand_position(shared: &Shared, state: &State, side: Side) -> Option<Vec3> {
+    let robot = shared.robot.as_ref()?;
+    let arm = shared.joint_map.arm(side);
+    let driver: [f64; 7] = std::array::from_fn(|i| {
+        arm.names
+            .get(i)
+            .and_then(|n| state.joints.get(n))
+            .copied()
+            .unwrap_or(0.0)
+    });
+    let q = arm.twin_from_driver(&driver);
+    Some(robot.arm(side).world_from_hand(&q).translation.into())
+}
+
+/// Closing picks up the nearest marked object within 12 cm of the hand; opening
+/// lets it go — into a person's hand when one is within 30 cm, else onto the table.
+fn grip(shared: &Shared, state: &mut State, side: Side, close: bool) {
+    let Some(hand) = hand_position(shared, state, side) else {
+        return;
+    };
+    let world_from_camera = shared.camera_from_world.inverse();
+    if close {
+        let nearest = state
+            .markers
+            .iter()
+            .map(|(id, p)| (*id, world_from_camera.transform_point3(*p)))
+            .map(|(id, p)| (id, p, p.distance(hand)))
+            .filter(|(_, _, d)| *d < 0.12 + shared.settings.perception.marker_height as f32)
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        state.carried[slot(side)] = nearest.map(|(id, p, _)| (id, p - hand));
+        return;
+    }
+    let Some((id, _)) = state.carried[slot(side)].take() else {
+        return;
+    };
+    let Some(at) = state
+        .markers
+        .get(&id)
+        .map(|p| world_from_camera.transform_point3(*p))
+    else {
+        return;
+    };
+    let taker = state
+        .bodies
+        .iter()
+        .flat_map(|(body, joints)| {
+            [8, 15].into_iter().filter_map(move |j| {
+                joints
+                    .get(&j)
+                    .map(|p| (*body, j, world_from_camera.transform_point3(*p)))
+            })
+        })
+        .map(|(body, j, p)| (body, j, p.distance(at)))
+        .filter(|(_, _, d)| *d < 0.3)
+        .min_by(|a, b| a.2.total_cmp(&b.2));
+    match taker {
+        Some((body, joint, _)) => {
+            let camera = shared.camera_from_world.transform_point3(at);
+            if let Some(joints) = state.bodies.get_mut(&body) {
+                joints.insert(joint, camera);
+            }
+        }
+        None => {
+            let on_table = at.truncate().extend(shared.table_height)
+                + Vec3::Z * shared.settings.perception.marker_height as f32;
+            state
+                .markers
+                .insert(id, shared.camera_from_world.transform_point3(on_table));
+        }
+    }
+}
+
+/// Carried markers follow their hands.
+fn carry(shared: &Shared, state: &mut State) {
+    for side in [Side::Left, Side::Right] {
+        if let Some((id, offset)) = state.carried[slot(side)] {
+            if let Some(hand) = hand_position(shared, state, side) {
+                let camera = shared.camera_from_world.transform_point3(hand + offset);
+                state.markers.insert(id, camera);
+            }
+        }
+    }
 }

@@ -64,7 +64,9 @@ pub struct Perceived {
 /// The camera's pose in the world.
 pub fn world_from_camera(settings: &PerceptionSettings) -> Affine3A {
     let [x, y, z] = settings.world_from_camera_xyz.map(|v| v as f32);
-    let [roll, pitch, yaw] = settings.world_from_camera_rpy_deg.map(|v| (v as f32).to_radians());
+    let [roll, pitch, yaw] = settings
+        .world_from_camera_rpy_deg
+        .map(|v| (v as f32).to_radians());
     Affine3A::from_rotation_translation(
         Quat::from_euler(EulerRot::ZYX, yaw, pitch, roll),
         Vec3::new(x, y, z),
@@ -181,7 +183,9 @@ pub fn apply(
         } else {
             p.yaw
         };
-        let turned = Vec2::from_angle(yaw).angle_to(Vec2::from_angle(p.yaw)).abs();
+        let turned = Vec2::from_angle(yaw)
+            .angle_to(Vec2::from_angle(p.yaw))
+            .abs();
         // Tracker noise must not rewrite the world every frame.
         if position.distance(p.position) < PERSON_DEADBAND_M && turned < PERSON_DEADBAND_RAD {
             continue;
@@ -205,14 +209,22 @@ pub fn apply(
             continue; // the robot holds it; its own joint states say where
         }
         let point = *marker - Vec3::Z * settings.marker_height as f32;
-        match hand_near(&twin.world, &matched, *object, point, settings.hand_radius as f32) {
+        match hand_near(
+            &twin.world,
+            &matched,
+            *object,
+            point,
+            settings.hand_radius as f32,
+        ) {
             Some((person, hand)) => {
                 twin.world.object_mut(*object).placement = Placement::HeldBy { person, hand };
             }
             None => {
                 let xy: Vec2 = point.truncate();
                 let moved = match twin.world.object(*object).placement {
-                    Placement::OnTable { position, .. } => position.distance(xy) >= OBJECT_DEADBAND_M,
+                    Placement::OnTable { position, .. } => {
+                        position.distance(xy) >= OBJECT_DEADBAND_M
+                    }
                     _ => true,
                 };
                 if moved && twin.world.table.contains(xy, 0.0) {
@@ -267,7 +279,10 @@ fn hand_near(
     for (person, body) in matched {
         for (hand, at) in [(Hand::Left, body.hands[0]), (Hand::Right, body.hands[1])] {
             let d = at.distance(point);
-            let other_in_hand = world.held_by(*person).iter().any(|(o, h)| *h == hand && *o != object);
+            let other_in_hand = world
+                .held_by(*person)
+                .iter()
+                .any(|(o, h)| *h == hand && *o != object);
             if d <= radius && !other_in_hand && best.is_none_or(|b| d < b.0) {
                 best = Some((d, *person, hand));
             }
@@ -370,9 +385,11 @@ mod tests {
 
     #[test]
     fn the_camera_transform_is_applied() {
-        let mut s = PerceptionSettings::default();
-        s.world_from_camera_xyz = [1.0, 0.0, 2.0];
-        s.world_from_camera_rpy_deg = [0.0, 0.0, 90.0];
+        let s = PerceptionSettings {
+            world_from_camera_xyz: [1.0, 0.0, 2.0],
+            world_from_camera_rpy_deg: [0.0, 0.0, 90.0],
+            ..Default::default()
+        };
         let p = world_from_camera(&s).transform_point3(Vec3::X);
         assert!((p - Vec3::new(1.0, 1.0, 2.0)).length() < 1e-5);
     }

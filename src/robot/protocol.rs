@@ -323,7 +323,10 @@ mod tests {
 
     #[test]
     fn a_result_without_status_is_unknown_not_success() {
-        let m = parse(r#"{"op":"action_result","id":7,"values":"Action goal was rejected","result":false}"#).unwrap();
+        let m = parse(
+            r#"{"op":"action_result","id":7,"values":"Action goal was rejected","result":false}"#,
+        )
+        .unwrap();
         assert_eq!(
             m,
             Incoming::ActionResult {
@@ -358,7 +361,10 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         assert!(matches!(parse("nope"), Err(ProtocolError::NotJson(_))));
         assert!(matches!(parse("[1]"), Err(ProtocolError::NotJson(_))));
-        assert!(matches!(parse(r#"{"x":1}"#), Err(ProtocolError::Field { .. })));
+        assert!(matches!(
+            parse(r#"{"x":1}"#),
+            Err(ProtocolError::Field { .. })
+        ));
         assert!(matches!(
             parse(r#"{"op":"fly"}"#),
             Err(ProtocolError::UnknownOp(_))
@@ -373,7 +379,10 @@ mod tests {
     fn durations_round_trip_in_both_spellings() {
         assert_eq!(duration(1.25), json!({"sec":1,"nanosec":250000000}));
         assert_eq!(seconds(&json!({"secs":2,"nsecs":500000000})), Some(2.5));
-        assert_eq!(seconds(&duration(0.06)).map(|s| (s * 1e3).round()), Some(60.0));
+        assert_eq!(
+            seconds(&duration(0.06)).map(|s| (s * 1e3).round()),
+            Some(60.0)
+        );
     }
 
     #[test]

@@ -251,7 +251,9 @@ mod tests {
         s.right_arm.sign[2] = 0.5;
         assert!(s.validate().unwrap_err().0.contains("right_arm.sign"));
         let mut s = RobotSettings::default();
-        s.perception.markers.insert("red".into(), "red_glass".into());
+        s.perception
+            .markers
+            .insert("red".into(), "red_glass".into());
         assert!(s.validate().unwrap_err().0.contains("marker ids"));
     }
 }
