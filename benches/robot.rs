@@ -111,8 +111,12 @@ fn round_trips(c: &mut Criterion) {
         let mock = MockRobot::start(&twin, &settings, "127.0.0.1:0")
             .await
             .expect("mock");
-        let client = Rosbridge::connect(&mock.url(), ClientOptions::default(), CancellationToken::new())
-            .expect("client");
+        let client = Rosbridge::connect(
+            &mock.url(),
+            ClientOptions::default(),
+            CancellationToken::new(),
+        )
+        .expect("client");
         client
             .wait_connected(Duration::from_secs(5))
             .await
@@ -123,9 +127,7 @@ fn round_trips(c: &mut Criterion) {
         "points": [{"positions": [0.0, 0.0], "time_from_start": {"sec": 0, "nanosec": 1000}}]}});
     let mut group = c.benchmark_group("bridge");
     group.bench_function("service_round_trip", |b| {
-        b.iter(|| {
-            runtime.block_on(client.call_service("/x", &json!({}), Duration::from_secs(1)))
-        })
+        b.iter(|| runtime.block_on(client.call_service("/x", &json!({}), Duration::from_secs(1))))
     });
     group.bench_function("goal_round_trip_zero_length_trajectory", |b| {
         b.iter(|| {

@@ -2,6 +2,7 @@
 //! the log, an action runs as controller goals, perception moves the twin while
 //! idle, and a dropped connection is reported and recovered.
 
+mod speech_support;
 mod support;
 
 use glam::Vec2;
@@ -118,5 +119,66 @@ async fn the_daemon_acts_through_the_robot_and_follows_its_perception() {
             robot_events(l, "disconnected") > 0 && robot_events(l, "connected") > 1
         })
         .await;
+    mock.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_end_of_speech_the_robots_head_turns_to_the_speaker() {
+    use speech_support::{espeak, model_path};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("attentive.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let settings = Settings::load(Some(&config)).unwrap();
+    let twin = Twin::load("softdrinks").unwrap();
+    let mock = MockRobot::start(&twin, &settings.robot, "127.0.0.1:0")
+        .await
+        .unwrap();
+    // Two seconds of silence first, so the bridge is connected when Felix speaks.
+    let mut audio = vec![0.0f32; 2 * 16_000];
+    audio.extend(espeak("Daniel, what time is it?"));
+    audio.extend(vec![0.0f32; 2 * 16_000]);
+    let wav = dir.path().join("mic.wav");
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).expect("write wav");
+    let model = model_path();
+    let (url, config_arg) = (mock.url(), config.to_string_lossy().to_string());
+    let daemon = Daemon::start(
+        &[
+            "--config",
+            &config_arg,
+            "--brain",
+            "rules",
+            "--wav",
+            wav.to_str().unwrap(),
+            "--robot",
+            &url,
+        ],
+        &[
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
+            ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Felix"),
+        ],
+        &dir.path().join("state"),
+    );
+    daemon
+        .wait_for("the listening cue", |l| !of_type(l, "listening").is_empty())
+        .await;
+    // Felix sits at y = +0.7, to the robot's left: the head pans left (positive).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let pan = loop {
+        let head: Vec<_> = mock
+            .goals()
+            .into_iter()
+            .filter(|g| g.action == settings.robot.head.action)
+            .collect();
+        if let Some(g) = head.first() {
+            break g.positions[0][0];
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no head goal after the listening cue: {:?}",
+            mock.goals()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(pan > 0.3, "pan {pan} rad towards Felix");
     mock.stop();
 }

@@ -146,6 +146,9 @@ impl Microphone {
                 };
                 let result = frontend.listen(source.as_mut(), &mut options, |heard| match heard {
                     Heard::Pause { speaker, .. } => {
+                        if let Some(glance) = &intake.glance {
+                            glance.at(&speaker);
+                        }
                         intake.bus.publish(Event::Listening { speaker });
                     }
                     Heard::Turn(heard) => {

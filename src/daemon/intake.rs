@@ -241,6 +241,26 @@ pub struct Intake {
     pub closed: tokio_util::sync::CancellationToken,
     /// The robot's voice, hushed by stop and wait.
     pub voice: Option<crate::voice::Voice>,
+    /// Turns the robot's head to whoever just stopped speaking (with a robot).
+    pub glance: Option<Glance>,
+}
+
+/// The cue at the end of a person's speech: the robot's head turns to them.
+#[derive(Clone)]
+pub struct Glance {
+    /// The robot's head.
+    pub head: crate::robot::bridge::Head,
+    /// Each person's eyes in the world.
+    pub eyes: std::collections::HashMap<String, glam::Vec3>,
+}
+
+impl Glance {
+    /// Looks at `speaker` if they are one of the scene's persons.
+    pub fn at(&self, speaker: &str) {
+        if let Some(eyes) = self.eyes.get(speaker) {
+            self.head.glance(*eyes);
+        }
+    }
 }
 
 impl Intake {

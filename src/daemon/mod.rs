@@ -202,6 +202,7 @@ pub async fn run(
     // The robot: through the bridge when one is configured, else the twin alone.
     let robot_url = options.robot.clone().or_else(|| settings.robot.url.clone());
     let mut perception = None;
+    let mut glance = None;
     if let Some(url) = &robot_url {
         let bridge =
             crate::robot::RobotBridge::start(&settings.robot, url, &twin.world, shutdown.clone())
@@ -214,6 +215,15 @@ pub async fn run(
             }
         });
         perception = Some(bridge.updates());
+        glance = bridge.head(&twin).map(|head| intake::Glance {
+            head,
+            eyes: twin
+                .world
+                .persons()
+                .iter()
+                .map(|p| (p.name.clone(), p.eyes()))
+                .collect(),
+        });
         agent = agent.with_executor(Box::new(bridge));
     }
 
@@ -231,6 +241,7 @@ pub async fn run(
         robot_name: robot_name.clone(),
         closed: CancellationToken::new(),
         voice: voice.clone(),
+        glance,
     };
     let world = Arc::new(twin.world.clone());
     let scene_file = crate::paths::resolve(&options.scene, "scenes", "toml");

@@ -44,6 +44,37 @@ pub enum StartError {
     },
 }
 
+/// The head alone, for cues that must not wait for the agent (a glance at whoever just spoke).
+#[derive(Clone)]
+pub struct Head {
+    client: Rosbridge,
+    settings: super::settings::HeadSettings,
+    time_scale: f64,
+    robot: Arc<crate::twin::kinematics::Robot>,
+    // Glances come from the microphone's own thread, outside the runtime.
+    runtime: tokio::runtime::Handle,
+}
+
+impl Head {
+    /// Turns the head towards a world point now; a later glance or gaze replaces it
+    /// on the controller. A failure is logged, never raised: a cue is not an action.
+    pub fn glance(&self, target: glam::Vec3) {
+        let angles = self.robot.head_angles_towards(target);
+        let goal = json!({"trajectory": {"joint_names": [self.settings.pan_joint, self.settings.tilt_joint],
+            "points": [{"positions": [angles.pan, angles.tilt],
+                        "time_from_start": protocol::duration(0.5 * self.settings.move_s * self.time_scale)}]}});
+        let mut goal = self
+            .client
+            .send_goal(&self.settings.action, FOLLOW_JOINT_TRAJECTORY, &goal);
+        self.runtime.spawn(async move {
+            match tokio::time::timeout(Duration::from_secs(5), goal.end()).await {
+                Ok(Ok(end)) if end.status == STATUS_SUCCEEDED => {}
+                other => tracing::debug!(?other, "the head's glance did not complete"),
+            }
+        });
+    }
+}
+
 /// The bridge to one robot.
 pub struct RobotBridge {
     client: Rosbridge,
@@ -151,6 +182,18 @@ impl RobotBridge {
             perceived,
             markers,
             updates,
+        })
+    }
+
+    /// The head, for glances outside actions (`None` without a robot model, or
+    /// when called outside a tokio runtime).
+    pub fn head(&self, twin: &Twin) -> Option<Head> {
+        Some(Head {
+            runtime: tokio::runtime::Handle::try_current().ok()?,
+            client: self.client.clone(),
+            settings: self.settings.head.clone(),
+            time_scale: self.settings.time_scale,
+            robot: Arc::clone(twin.robot.as_ref().ok()?),
         })
     }
 
