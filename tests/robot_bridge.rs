@@ -528,3 +528,18 @@ async fn the_tool_command_hands_over_through_the_robot_end_to_end() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_service_call_comes_back_as_the_servers_sentence() {
+    let rig = rig().await;
+    let answer = rig
+        .bridge
+        .client()
+        .call_service("/rosapi/topics", &json!({}), Duration::from_secs(2))
+        .await;
+    let error = answer.unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "the service /rosapi/topics failed: the mock robot serves no services"
+    );
+}
