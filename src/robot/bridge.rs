@@ -207,15 +207,44 @@ impl RobotBridge {
         self.updates.clone()
     }
 
-    /// Waits until connected and the joint states are fresh, at most `bound`.
+    /// Waits until connected and the joint states are fresh, at most `bound`;
+    /// then up to one more second for the first markers and bodies, so that a
+    /// first `perceive` sees the table (a perception topic that stays silent is
+    /// logged, not fatal: the scene file's positions stand).
     pub async fn wait_ready(&self, bound: Duration) -> Result<(), String> {
         let deadline = Instant::now() + bound;
         loop {
             match self.unavailable() {
-                None => return Ok(()),
+                None => break,
                 Some(reason) if Instant::now() >= deadline => return Err(reason),
                 Some(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             }
+        }
+        let perception = &self.settings.perception;
+        let want_markers = !perception.aruco_topic.is_empty() && !self.markers.is_empty();
+        let want_bodies = !perception.body_topic.is_empty();
+        let deadline = Instant::now() + Duration::from_secs(1);
+        loop {
+            let (markers, bodies) = {
+                let p = lock(&self.perceived);
+                (
+                    p.markers_seen || !want_markers,
+                    p.bodies_seen || !want_bodies,
+                )
+            };
+            if markers && bodies {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                if !markers {
+                    tracing::warn!(topic = %perception.aruco_topic, "no ArUco markers within 1 s; objects stay where the scene puts them");
+                }
+                if !bodies {
+                    tracing::warn!(topic = %perception.body_topic, "no tracked bodies within 1 s; people stay where the scene puts them");
+                }
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 

@@ -724,7 +724,8 @@ fn hand_position(shared: &Shared, state: &State, side: Side) -> Option<Vec3> {
 }
 
 /// Closing picks up the nearest marked object within 12 cm of the hand; opening
-/// lets it go — into a person's hand when one is within 30 cm, else onto the table.
+/// lets it go — into the nearest person's hand when let go in the air within their
+/// arm's length, else onto the table.
 fn grip(shared: &Shared, state: &mut State, side: Side, close: bool) {
     let Some(hand) = hand_position(shared, state, side) else {
         return;
@@ -751,18 +752,24 @@ fn grip(shared: &Shared, state: &mut State, side: Side, close: bool) {
     else {
         return;
     };
+    // Let go in the air: the nearest person within arm's length takes it (their
+    // hand moves there); let go on the table: it stays where it was put.
+    let lifted =
+        at.z > shared.table_height + shared.settings.perception.marker_height as f32 + 0.04;
     let taker = state
         .bodies
         .iter()
         .flat_map(|(body, joints)| {
-            [8, 15].into_iter().filter_map(move |j| {
-                joints
-                    .get(&j)
-                    .map(|p| (*body, j, world_from_camera.transform_point3(*p)))
-            })
+            [(5, 8), (12, 15)]
+                .into_iter()
+                .filter_map(move |(shoulder, hand)| {
+                    joints
+                        .get(&shoulder)
+                        .map(|p| (*body, hand, world_from_camera.transform_point3(*p)))
+                })
         })
-        .map(|(body, j, p)| (body, j, p.distance(at)))
-        .filter(|(_, _, d)| *d < 0.3)
+        .map(|(body, hand, shoulder)| (body, hand, shoulder.distance(at)))
+        .filter(|(_, _, d)| lifted && *d < 0.9)
         .min_by(|a, b| a.2.total_cmp(&b.2));
     match taker {
         Some((body, joint, _)) => {

@@ -57,6 +57,10 @@ pub struct Perceived {
     pub markers: BTreeMap<i64, Vec3>,
     /// Tracked bodies by body id.
     pub bodies: BTreeMap<i64, BodySeen>,
+    /// Whether any marker message arrived yet.
+    pub markers_seen: bool,
+    /// Whether any body-tracking message arrived yet.
+    pub bodies_seen: bool,
     /// Grows with every message; tells whether anything new arrived.
     pub version: u64,
 }
@@ -103,6 +107,7 @@ impl Perceived {
                     .insert(*id, world_from_camera.transform_point3(p));
             }
         }
+        self.markers_seen = true;
         self.version += 1;
         true
     }
@@ -144,6 +149,7 @@ impl Perceived {
                 );
             }
         }
+        self.bodies_seen = true;
         self.version += 1;
         true
     }
