@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use glam::{Affine3A, EulerRot, Quat, Vec2, Vec3};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::twin::kinematics::Side;
@@ -85,7 +86,7 @@ fn vec3(p: &Point) -> Option<Vec3> {
 impl Perceived {
     /// Takes a `sensor_msgs/JointState`; returns false when it is not one.
     pub fn joint_state(&mut self, msg: &Value) -> bool {
-        let Ok(state) = serde_json::from_value::<JointState>(msg.clone()) else {
+        let Ok(state) = JointState::deserialize(msg) else {
             return false;
         };
         for (name, position) in state.name.iter().zip(state.position.iter()) {
@@ -98,7 +99,7 @@ impl Perceived {
 
     /// Takes `ros2_aruco_interfaces/ArucoMarkers` seen by the camera.
     pub fn aruco(&mut self, msg: &Value, world_from_camera: &Affine3A) -> bool {
-        let Ok(markers) = serde_json::from_value::<ArucoMarkers>(msg.clone()) else {
+        let Ok(markers) = ArucoMarkers::deserialize(msg) else {
             return false;
         };
         for (id, pose) in markers.marker_ids.iter().zip(markers.poses.iter()) {
@@ -114,7 +115,7 @@ impl Perceived {
 
     /// Takes the Azure Kinect's `body_tracking_data` (`id = body·100 + joint`).
     pub fn bodies(&mut self, msg: &Value, world_from_camera: &Affine3A) -> bool {
-        let Ok(array) = serde_json::from_value::<MarkerArray>(msg.clone()) else {
+        let Ok(array) = MarkerArray::deserialize(msg) else {
             return false;
         };
         let mut joints: BTreeMap<i64, HashMap<i64, Vec3>> = BTreeMap::new();
