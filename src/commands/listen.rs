@@ -28,6 +28,7 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
         args.wav.as_ref(),
         settings.device.as_deref(),
         settings.sample_rate,
+        settings.mic_positions.len(),
     )?;
     tracing::info!(
         rate = source.sample_rate(),

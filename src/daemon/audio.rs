@@ -115,8 +115,12 @@ impl Microphone {
         let recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
         let (mut source, description): (Box<dyn AudioSource + Send>, String) = match source {
             MicSource::Device(name) => {
-                let device = CpalSource::open(name.as_deref(), settings.sample_rate)
-                    .map_err(|e| e.to_string())?;
+                let device = CpalSource::open_array(
+                    name.as_deref(),
+                    settings.sample_rate,
+                    settings.mic_positions.len(),
+                )
+                .map_err(|e| e.to_string())?;
                 let description = format!("microphone {:?}", device.device_name());
                 (Box::new(device), description)
             }

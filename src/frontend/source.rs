@@ -152,6 +152,17 @@ impl CpalSource {
     /// Opens the input device called `name` (exact, then case-insensitive substring),
     /// or the default input device, at `rate` Hz if given, and starts capturing.
     pub fn open(name: Option<&str>, rate: Option<u32>) -> Result<Self, FrontendError> {
+        Self::open_array(name, rate, 0)
+    }
+
+    /// As [`CpalSource::open`], capturing `channels` channels when the device
+    /// offers them (a microphone array needs all of its channels for the direction
+    /// of arrival; a device's default is often stereo). 0 or 1: the device's default.
+    pub fn open_array(
+        name: Option<&str>,
+        rate: Option<u32>,
+        channels: usize,
+    ) -> Result<Self, FrontendError> {
         use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
         let host = cpal::default_host();
         let device = match name {
@@ -192,6 +203,21 @@ impl CpalSource {
         })?;
         let format = supported.sample_format();
         let mut config = supported.config();
+        if channels >= 2 && usize::from(config.channels) != channels {
+            let offered = device.supported_input_configs().is_ok_and(|mut configs| {
+                configs
+                    .any(|c| usize::from(c.channels()) == channels && c.sample_format() == format)
+            });
+            if offered {
+                config.channels = channels as u16;
+            } else {
+                tracing::warn!(
+                    device = %device_name,
+                    channels,
+                    "the input device does not offer one channel per microphone; using its default"
+                );
+            }
+        }
         if let Some(r) = rate {
             config.sample_rate = r;
         }
@@ -299,9 +325,10 @@ pub fn open_source(
     wav: Option<&PathBuf>,
     device: Option<&str>,
     rate: Option<u32>,
+    channels: usize,
 ) -> Result<Box<dyn AudioSource>, FrontendError> {
     match wav {
         Some(p) => Ok(Box::new(WavSource::open(p)?)),
-        None => Ok(Box::new(CpalSource::open(device, rate)?)),
+        None => Ok(Box::new(CpalSource::open_array(device, rate, channels)?)),
     }
 }
