@@ -158,13 +158,61 @@ pub trait HalfDuplex {
 const HELD_MAX: usize = VAD_RATE as usize * 3 / 2;
 
 /// Whether any 16 ms frame of 16 kHz audio is voiced.
-fn any_voiced(detector: &mut vad::EarshotDetector, samples: &[f32], threshold: f32) -> bool {
-    use vad::VoiceDetector;
-    let mut voiced = false;
-    for frame in samples.chunks_exact(vad::FRAME) {
-        voiced |= detector.score(frame) >= threshold;
+/// Voice activity over the robot's own speech, frame by frame across blocks: a
+/// live device delivers blocks shorter than one VAD frame (10 ms at 48 kHz is
+/// 160 samples at 16 kHz), so samples are carried over and the last decision holds
+/// until the next whole frame.
+#[derive(Default)]
+struct OverTalk {
+    detector: vad::EarshotDetector,
+    pending: Vec<f32>,
+    voiced: bool,
+    /// Audio time of the last direction check, and whether it found a person.
+    checked: Option<(f64, bool)>,
+}
+
+/// Audio used for one direction check while the robot speaks (s).
+const OVER_TALK_WINDOW_S: f64 = 0.15;
+/// Steepest direction (degrees from the array's plane) that counts as a person talking.
+const OVER_TALK_MAX_ELEVATION_DEG: f32 = 45.0;
+/// Time between direction checks (s): a check costs milliseconds, a live device
+/// delivers a block every few, and the microphone must keep up with real time.
+const OVER_TALK_CHECK_EVERY_S: f64 = 0.3;
+
+impl OverTalk {
+    fn voiced(&mut self, samples: &[f32], threshold: f32) -> bool {
+        use vad::VoiceDetector;
+        self.pending.extend_from_slice(samples);
+        let frames = self.pending.len() / vad::FRAME;
+        if frames > 0 {
+            let mut any = false;
+            for frame in self.pending.chunks_exact(vad::FRAME) {
+                any |= self.detector.score(frame) >= threshold;
+            }
+            self.pending.drain(..frames * vad::FRAME);
+            self.voiced = any;
+        }
+        self.voiced
     }
-    voiced
+
+    /// Whether the voice comes from a person (not the loudspeaker): `check` runs
+    /// on the last [`OVER_TALK_WINDOW_S`] at most every [`OVER_TALK_CHECK_EVERY_S`].
+    fn from_person(&mut self, now_s: f64, check: impl FnOnce(f64) -> bool) -> bool {
+        match self.checked {
+            Some((at, person)) if now_s - at < OVER_TALK_CHECK_EVERY_S => person,
+            _ => {
+                let person = check(OVER_TALK_WINDOW_S);
+                self.checked = Some((now_s, person));
+                person
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        self.pending.clear();
+        self.voiced = false;
+        self.checked = None;
+    }
 }
 
 /// The front end: one source in, turns out.
@@ -218,7 +266,7 @@ impl<T: Transcriber> FrontEnd<T> {
         options: &mut Listening<'_>,
         mut on_heard: impl FnMut(Heard<'_>),
     ) -> Result<RunStats, FrontendError> {
-        let mut barge_detector = vad::EarshotDetector::default();
+        let mut over_talk = OverTalk::default();
         let mut held: Vec<f32> = Vec::new();
         let rate = source.sample_rate();
         let channels = source.channels();
@@ -291,22 +339,29 @@ impl<T: Transcriber> FrontEnd<T> {
                             // Only a voice from a person's direction can barge in: the
                             // robot's own loudspeaker is heard too, and one microphone
                             // cannot tell them apart, so without an array nobody can.
-                            let voiced = any_voiced(
-                                &mut barge_detector,
-                                &audio,
-                                self.settings.vad.threshold,
-                            ) && localizer.as_ref().is_some_and(|l| {
-                                let now_s = frames_in as f64 / rate as f64;
-                                let doa = l.estimate(&raw.slice(now_s - 0.25, now_s), channels);
-                                resolve_speaker(
-                                    doa.as_ref(),
-                                    &self.participants,
-                                    self.settings.max_speaker_error_deg,
-                                    None,
-                                )
-                                .name
-                                    != UNKNOWN_SPEAKER
-                            });
+                            let now_s = frames_in as f64 / rate as f64;
+                            let voiced = over_talk.voiced(&audio, self.settings.vad.threshold)
+                                && over_talk.from_person(now_s, |window_s| {
+                                    localizer.as_ref().is_some_and(|l| {
+                                        // People across the table arrive near the
+                                        // array's plane; the robot's own loudspeaker
+                                        // sits right by the array and arrives from
+                                        // steeply above or below (every channel alike).
+                                        let doa = l
+                                            .estimate(&raw.slice(now_s - window_s, now_s), channels)
+                                            .filter(|d| {
+                                                d.elevation_deg.abs() <= OVER_TALK_MAX_ELEVATION_DEG
+                                            });
+                                        resolve_speaker(
+                                            doa.as_ref(),
+                                            &self.participants,
+                                            self.settings.max_speaker_error_deg,
+                                            None,
+                                        )
+                                        .name
+                                            != UNKNOWN_SPEAKER
+                                    })
+                                });
                             held.extend_from_slice(&audio);
                             if held.len() > HELD_MAX {
                                 let old = held.len() - HELD_MAX;
@@ -320,6 +375,7 @@ impl<T: Transcriber> FrontEnd<T> {
                             }
                         }
                         _ => {
+                            over_talk.reset();
                             if !held.is_empty() {
                                 // What was held was the robot's own voice: never recognised.
                                 out.extend(segmenter.push(&vec![0.0; held.len()]));
