@@ -197,7 +197,7 @@ impl OverTalk {
 
     /// Whether the voice comes from a person (not the loudspeaker): `check` runs
     /// on the last [`OVER_TALK_WINDOW_S`] at most every [`OVER_TALK_CHECK_EVERY_S`].
-    fn from_person(&mut self, now_s: f64, check: impl FnOnce(f64) -> bool) -> bool {
+    fn is_a_person(&mut self, now_s: f64, check: impl FnOnce(f64) -> bool) -> bool {
         match self.checked {
             Some((at, person)) if now_s - at < OVER_TALK_CHECK_EVERY_S => person,
             _ => {
@@ -341,7 +341,7 @@ impl<T: Transcriber> FrontEnd<T> {
                             // cannot tell them apart, so without an array nobody can.
                             let now_s = frames_in as f64 / rate as f64;
                             let voiced = over_talk.voiced(&audio, self.settings.vad.threshold)
-                                && over_talk.from_person(now_s, |window_s| {
+                                && over_talk.is_a_person(now_s, |window_s| {
                                     localizer.as_ref().is_some_and(|l| {
                                         // People across the table arrive near the
                                         // array's plane; the robot's own loudspeaker
