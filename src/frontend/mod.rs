@@ -169,15 +169,20 @@ struct OverTalk {
     voiced: bool,
     /// Audio time of the last direction check, and whether it found a person.
     checked: Option<(f64, bool)>,
+    /// Audio time between checks, from what the last check cost.
+    check_every_s: f64,
 }
 
 /// Audio used for one direction check while the robot speaks (s).
 const OVER_TALK_WINDOW_S: f64 = 0.15;
 /// Steepest direction (degrees from the array's plane) that counts as a person talking.
 const OVER_TALK_MAX_ELEVATION_DEG: f32 = 45.0;
-/// Time between direction checks (s): a check costs milliseconds, a live device
-/// delivers a block every few, and the microphone must keep up with real time.
-const OVER_TALK_CHECK_EVERY_S: f64 = 0.3;
+/// Direction checks take at most this share of real time: a check costs
+/// milliseconds (tens in a debug build), a live device delivers a block every
+/// few, and the microphone must keep up with real time.
+const OVER_TALK_CPU_SHARE: f64 = 0.25;
+/// Bounds of the time between direction checks (s).
+const OVER_TALK_CHECK_EVERY_S: [f64; 2] = [0.05, 0.5];
 
 impl OverTalk {
     fn voiced(&mut self, samples: &[f32], threshold: f32) -> bool {
@@ -196,12 +201,16 @@ impl OverTalk {
     }
 
     /// Whether the voice comes from a person (not the loudspeaker): `check` runs
-    /// on the last [`OVER_TALK_WINDOW_S`] at most every [`OVER_TALK_CHECK_EVERY_S`].
+    /// on the last [`OVER_TALK_WINDOW_S`], as often as [`OVER_TALK_CPU_SHARE`] allows.
     fn is_a_person(&mut self, now_s: f64, check: impl FnOnce(f64) -> bool) -> bool {
         match self.checked {
-            Some((at, person)) if now_s - at < OVER_TALK_CHECK_EVERY_S => person,
+            Some((at, person)) if now_s - at < self.check_every_s => person,
             _ => {
+                let started = Instant::now();
                 let person = check(OVER_TALK_WINDOW_S);
+                let [least, most] = OVER_TALK_CHECK_EVERY_S;
+                self.check_every_s =
+                    (started.elapsed().as_secs_f64() / OVER_TALK_CPU_SHARE).clamp(least, most);
                 self.checked = Some((now_s, person));
                 person
             }
