@@ -15,7 +15,7 @@ mod speech_support;
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use attentive::frontend::{participants_from_scene_file, AudioSettings};
@@ -23,54 +23,19 @@ use serde_json::json;
 use speech_support::{array_recording, espeak, model_path};
 use support::daemon::{of_type, Daemon};
 use support::fake_llm::{FakeLlm, Scripted};
-
-struct Killed(Child);
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn pactl(server: &str, args: &[&str]) {
-    let ok = Command::new("pactl")
-        .env("PULSE_SERVER", server)
-        .args(args)
-        .status();
-    assert!(matches!(ok, Ok(s) if s.success()), "pactl {args:?} failed");
-}
+use support::pulse::{self, Killed};
 
 /// PulseAudio with a mono loudspeaker sink and a 4-channel array sink whose monitor is the microphone.
 fn start_pulse(dir: &Path) -> (Killed, String) {
-    let socket = dir.join("native");
-    let server = format!("unix:{}", socket.display());
-    let child = Command::new("pulseaudio")
-        .env("PULSE_RUNTIME_PATH", dir)
-        .env("XDG_RUNTIME_DIR", dir)
-        .args(["--daemonize=no", "--exit-idle-time=-1", "-n", "--log-target=stderr"])
-        .arg(format!(
-            "--load=module-native-protocol-unix socket={} auth-anonymous=1",
-            socket.display()
-        ))
-        .arg("--load=module-null-sink sink_name=speaker rate=16000 channels=1")
-        .arg("--load=module-null-sink sink_name=array rate=16000 channels=4 channel_map=front-left,front-right,rear-left,rear-right")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("pulseaudio not runnable ({e}): run `bash scripts/setup.sh`"));
-    let daemon = Killed(child);
-    let start = Instant::now();
-    while !socket.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "pulseaudio did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    pactl(&server, &["set-default-sink", "speaker"]);
-    pactl(&server, &["set-default-source", "array.monitor"]);
-    (daemon, server)
+    pulse::start(
+        dir,
+        &[
+            "sink_name=speaker rate=16000 channels=1",
+            "sink_name=array rate=16000 channels=4 channel_map=front-left,front-right,rear-left,rear-right",
+        ],
+        "speaker",
+        "array.monitor",
+    )
 }
 
 /// 10 ms RMS frames of 16 kHz s16le mono.

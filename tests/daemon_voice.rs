@@ -8,64 +8,22 @@ mod speech_support;
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::json;
 use speech_support::{espeak, model_path};
 use support::daemon::{of_type, Daemon};
-
-struct Killed(Child);
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn pactl(server: &str, args: &[&str]) {
-    let ok = Command::new("pactl")
-        .env("PULSE_SERVER", server)
-        .args(args)
-        .status();
-    assert!(matches!(ok, Ok(s) if s.success()), "pactl {args:?} failed");
-}
+use support::pulse::{self, Killed};
 
 /// PulseAudio with the null sink `speaker` as default sink and its monitor as default source.
 fn start_pulse(dir: &Path) -> (Killed, String) {
-    let socket = dir.join("native");
-    let server = format!("unix:{}", socket.display());
-    let child = Command::new("pulseaudio")
-        .env("PULSE_RUNTIME_PATH", dir)
-        .env("XDG_RUNTIME_DIR", dir)
-        .args([
-            "--daemonize=no",
-            "--exit-idle-time=-1",
-            "-n",
-            "--log-target=stderr",
-        ])
-        .arg(format!(
-            "--load=module-native-protocol-unix socket={} auth-anonymous=1",
-            socket.display()
-        ))
-        .arg("--load=module-null-sink sink_name=speaker rate=16000 channels=1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("pulseaudio not runnable ({e}): run `bash scripts/setup.sh`"));
-    let daemon = Killed(child);
-    let start = Instant::now();
-    while !socket.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "pulseaudio did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    pactl(&server, &["set-default-sink", "speaker"]);
-    pactl(&server, &["set-default-source", "speaker.monitor"]);
-    (daemon, server)
+    pulse::start(
+        dir,
+        &["sink_name=speaker rate=16000 channels=1"],
+        "speaker",
+        "speaker.monitor",
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

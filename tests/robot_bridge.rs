@@ -115,10 +115,18 @@ fn side(arm: &str) -> Side {
     }
 }
 
-/// The mock's joints for one arm, in the twin's convention (identity here).
-fn mock_arm(mock: &MockRobot, names: &[String]) -> Vec<f64> {
-    let joints = mock.joints();
-    names.iter().map(|n| joints[n]).collect()
+/// The twin's arm is where the mock's joints are (the convention is identity here).
+fn assert_twin_arm_is_measured(rig: &Rig, arm: &str) {
+    let (_, names, _) = arm_settings(&settings(), arm);
+    let joints = rig.mock.joints();
+    let measured: Vec<f64> = names.iter().map(|n| joints[n]).collect();
+    let twin_q = rig.twin.joints[if arm == "left" { 0 } else { 1 }];
+    for (m, t) in measured.iter().zip(twin_q) {
+        assert!(
+            (m - f64::from(t)).abs() < 0.02,
+            "{measured:?} vs {twin_q:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,14 +187,7 @@ async fn a_hand_over_runs_as_controller_goals_and_the_twin_ends_where_the_robot_
     let felix = rig.twin.world.person_named("Felix").unwrap();
     let glass = rig.twin.world.object_named("red_glass").unwrap();
     assert_eq!(rig.twin.world.holder(glass), Some(felix));
-    let measured = mock_arm(&rig.mock, &joint_names);
-    let twin_q = rig.twin.joints[if arm == "left" { 0 } else { 1 }];
-    for (m, t) in measured.iter().zip(twin_q) {
-        assert!(
-            (m - f64::from(t)).abs() < 0.02,
-            "{measured:?} vs {twin_q:?}"
-        );
-    }
+    assert_twin_arm_is_measured(&rig, &arm);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -216,15 +217,7 @@ async fn an_aborted_goal_fails_the_action_with_the_controllers_reason() {
     } else {
         "right"
     };
-    let (_, names, _) = arm_settings(&settings(), arm);
-    let measured = mock_arm(&rig.mock, &names);
-    let twin_q = rig.twin.joints[if arm == "left" { 0 } else { 1 }];
-    for (m, t) in measured.iter().zip(twin_q) {
-        assert!(
-            (m - f64::from(t)).abs() < 0.02,
-            "{measured:?} vs {twin_q:?}"
-        );
-    }
+    assert_twin_arm_is_measured(&rig, arm);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -309,15 +302,7 @@ async fn an_interrupt_cancels_the_goal_and_the_arm_stays_where_it_stopped() {
     } else {
         "right"
     };
-    let (_, names, _) = arm_settings(&settings(), arm);
-    let measured = mock_arm(&rig.mock, &names);
-    let twin_q = rig.twin.joints[if arm == "left" { 0 } else { 1 }];
-    for (m, t) in measured.iter().zip(twin_q) {
-        assert!(
-            (m - f64::from(t)).abs() < 0.02,
-            "{measured:?} vs {twin_q:?}"
-        );
-    }
+    assert_twin_arm_is_measured(&rig, arm);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
