@@ -3,6 +3,7 @@
 //! whose brain is the local OpenAI-compatible test server.
 //! Screenshots land in `target/page-artifacts/` as test artifacts.
 
+mod speech_support;
 mod support;
 
 use std::net::TcpListener;
@@ -316,6 +317,33 @@ async fn the_page_reconnects_after_a_restart_and_catches_up_and_fits_a_phone() {
         .await;
     wait_count(&client, "#conversation li[data-type=speech]", 1).await;
     assert_eq!(text_of(&client, "#link").await, "live");
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_end_of_speech_the_page_shows_the_robot_looking_at_the_speaker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut audio = vec![0.0f32; 3 * 16_000];
+    audio.extend(speech_support::espeak("Daniel, what time is it?"));
+    audio.extend(vec![0.0f32; 2 * 16_000]);
+    let wav = dir.path().join("mic.wav");
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).unwrap();
+    let model = speech_support::model_path();
+    let daemon = Daemon::start(
+        &["--brain", "rules", "--wav", wav.to_str().unwrap()],
+        &[
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
+            ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Felix"),
+        ],
+        &dir.path().join("state"),
+    );
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 800).await;
+    client.goto(&daemon.url("/")).await.unwrap();
+    wait_count(&client, "#table [data-person]", 2).await;
+    assert_eq!(count(&client, "#table [data-robot-gaze]").await, 0);
+    wait_count(&client, "#table [data-robot-gaze=Felix]", 1).await;
+    screenshot(&client, "page-robot-looks-at-felix.png").await;
     client.close().await.unwrap();
 }
 

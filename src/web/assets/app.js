@@ -13,6 +13,7 @@ window.attentive = { lastSeq: 0, shown: 0, latencyMs: [] };
 
 let layout = null;
 let sight = null; // { person, object, blocked, occluders: [] }
+let robotGaze = null; // whom or what the robot's head looks at: the last speaker, or a gaze action's target
 let toolsBox = null;
 
 // --- the API -------------------------------------------------------------
@@ -74,6 +75,11 @@ function drawTable() {
     el("polyline", { class: "arm", "data-arm": arm.side, points: arm.points.map((p) => `${sx(p)},${sy(p)}`).join(" ") }, robot);
   }
   label(robot, sx(layout.robot.position), sy(layout.robot.position) + 0.11, layout.robot.name.replace(/_/g, " "));
+  const looked = robotGaze && (layout.persons.find((p) => p.name === robotGaze) || layout.objects.find((o) => o.name === robotGaze));
+  if (looked) {
+    const at = looked.eyes || looked.position;
+    el("line", { class: "robot-gaze", "data-robot-gaze": robotGaze, x1: sx(layout.robot.position), y1: sy(layout.robot.position), x2: sx(at), y2: sy(at) }, robot);
+  }
 
   // People: reach from each shoulder, gaze cone, body, name and state.
   for (const p of layout.persons) {
@@ -208,6 +214,7 @@ function show(event) {
     case "action":
       toolsBox = null;
       line("action", { ok: event.ok, name: event.name, seq: event.seq }, `${event.ok ? "✓" : "✗"} ${event.name}: ${event.detail}`);
+      if (event.ok && event.name === "gaze" && event.args) robotGaze = event.args.name;
       setStatus("acting");
       refreshLayout();
       break;
@@ -225,6 +232,11 @@ function show(event) {
       break;
     case "listening":
       setStatus("listening");
+      // The robot's head turns to whoever just stopped speaking.
+      if (event.speaker && event.speaker !== "unknown") {
+        robotGaze = event.speaker;
+        drawTable();
+      }
       break;
     case "voice":
       setStatus("idle");
