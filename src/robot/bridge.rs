@@ -536,14 +536,18 @@ impl RobotBridge {
                     apply_effect(&mut twin.world, &step.sim.effect)?;
                 }
                 self.run_motion(twin, motion, cancel).await?;
-                if let (Effect::Grasped { object, arm, .. }, 0) = (step.sim.effect, i) {
+                // Close on the object once the hand is at it: after the reach, before the
+                // lift (a joint-space way to the approach pose may come first).
+                if let (Effect::Grasped { object, arm, .. }, true) =
+                    (step.sim.effect, i + 2 == count)
+                {
                     let name = twin.world.object(object).name.clone();
                     self.run_gripper(arm, true, &name, cancel).await?;
                     apply_effect(&mut twin.world, &step.sim.effect)?;
                 }
             }
             match step.sim.effect {
-                Effect::Grasped { .. } if count > 0 => {}
+                Effect::Grasped { .. } if count > 1 => {}
                 Effect::Released { .. } | Effect::Given { .. } if count > 1 => {}
                 Effect::Grasped { object, arm, .. } => {
                     let name = twin.world.object(object).name.clone();

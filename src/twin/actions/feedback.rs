@@ -100,7 +100,8 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
     let obj = |id: crate::twin::ObjectId| world.object(id).name.clone();
     let per = |id: crate::twin::PersonId| world.person(id).name.clone();
     let subject = match *step {
-        Elementary::Get { object }
+        Elementary::Get { object, .. }
+        | Elementary::Relay { object }
         | Elementary::Pass { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAt { object, .. } => obj(object),
@@ -117,7 +118,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
         .map(Cause::clause)
         .unwrap_or_else(|| "no variant was found".into());
     match *step {
-        Elementary::Get { object } => {
+        Elementary::Get { object, .. } => {
             let name = obj(object);
             match blocker {
                 _ if all_reach => format!("{name} is out of reach of both arms."),
@@ -157,6 +158,16 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
                 format!("I cannot put {} near {p}: {first}.", obj(object))
             }
         }
+        Elementary::Relay { object } => match blocker {
+            Some(o) if !all_reach => format!(
+                "I cannot pass {} from one hand to the other: every way would hit {o}.",
+                obj(object)
+            ),
+            _ => format!(
+                "I cannot pass {} from one hand to the other: {first}.",
+                obj(object)
+            ),
+        },
         Elementary::PutAt { object, .. } => match blocker {
             Some(o) if !all_reach => format!(
                 "I cannot put {} back: every way would hit {o}.",

@@ -182,8 +182,70 @@ pub fn plan(
         holding: None,
     };
     let t0 = Instant::now();
-    let outcome = search(robot, start, &steps, BEAM);
+    let mut outcome = search(robot, start.clone(), &steps, BEAM);
+    if outcome.plan.is_err() {
+        if let Some(relayed) = relay(robot, &start, &request, &outcome) {
+            outcome = relayed;
+        }
+    }
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// The steps of a bimanual relay: `first` takes the object, sets it down between the
+/// arms and goes home; the other arm takes it over and finishes with `last`.
+pub fn relay_steps(object: ObjectId, first: Side, last: Elementary) -> Vec<Elementary> {
+    vec![
+        Elementary::Get {
+            object,
+            arm: Some(first),
+        },
+        Elementary::Relay { object },
+        Elementary::Pose,
+        Elementary::Get {
+            object,
+            arm: Some(first.other()),
+        },
+        last,
+        Elementary::Pose,
+    ]
+}
+
+/// When an arm takes the object but no arm that takes it brings it to the person (it
+/// stands on one side of the table, the person sits on the other), one arm sets it down
+/// between the arms and the other takes it over. `None` when that does not help either;
+/// the direct attempt's reason then stands.
+fn relay(
+    robot: &Robot,
+    start: &PlanState,
+    request: &ActionRequest,
+    direct: &search::SearchOutcome,
+) -> Option<search::SearchOutcome> {
+    let (object, last) = match *request {
+        ActionRequest::HandOver { object, person } => (object, Elementary::Pass { object, person }),
+        ActionRequest::MoveTo { object, person } => {
+            (object, Elementary::PutNear { object, person })
+        }
+        _ => return None,
+    };
+    let (mut tried, mut feasible) = (direct.tried, direct.feasible);
+    for &first in &direct.first_step_arms {
+        let attempt = search(
+            robot,
+            start.clone(),
+            &relay_steps(object, first, last),
+            BEAM,
+        );
+        tried += attempt.tried;
+        feasible += attempt.feasible;
+        if attempt.plan.is_ok() {
+            return Some(search::SearchOutcome {
+                tried,
+                feasible,
+                ..attempt
+            });
+        }
+    }
+    None
 }
 
 /// Plans, executes with `executor` (waiting for it) and verifies one action.
@@ -299,12 +361,11 @@ fn conclude(twin: &Twin, request: ActionRequest, prepared: Prepared) -> ActionRe
 
 fn describe_plan(plan: &Plan, facts: &mut serde_json::Value) {
     let first = &plan.steps[0];
-    let moving = plan
-        .steps
-        .iter()
-        .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose));
-    if let Some(s) = moving {
-        facts["arm"] = s.variant.arm.name().into();
+    if let Some(arm) = delivering_arm(plan) {
+        facts["arm"] = arm.name().into();
+    }
+    if let Some((from, to)) = relayed(plan) {
+        facts["relay"] = json!({"from": from.name(), "to": to.name()});
     }
     if let Some(g) = first.variant.grasp {
         facts["grasp"] = g.as_str().into();
@@ -331,6 +392,25 @@ fn describe_plan(plan: &Plan, facts: &mut serde_json::Value) {
         .collect();
 }
 
+/// The arm of the last step that moves an arm (the one that hands over, puts or points).
+fn delivering_arm(plan: &Plan) -> Option<Side> {
+    plan.steps
+        .iter()
+        .rev()
+        .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose))
+        .map(|s| s.variant.arm)
+}
+
+/// The arm that set the object down and the arm that took it over, in a relay.
+fn relayed(plan: &Plan) -> Option<(Side, Side)> {
+    let at = plan
+        .steps
+        .iter()
+        .position(|s| matches!(s.step, Elementary::Relay { .. }))?;
+    let from = plan.steps[at].variant.arm;
+    Some((from, from.other()))
+}
+
 fn target_name(world: &World, t: Target) -> &str {
     match t {
         Target::Object(o) => &world.object(o).name,
@@ -344,19 +424,23 @@ fn success_text(
     plan: &Plan,
     liquid: Option<&str>,
 ) -> String {
-    let arm = plan
-        .steps
-        .iter()
-        .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose))
-        .map_or("left", |s| s.variant.arm.name());
+    let arm = delivering_arm(plan).map_or("left", Side::name);
+    // A relay says how the object crossed from one hand to the other.
+    let relay = relayed(plan).map_or(String::new(), |(from, _)| {
+        format!(
+            ", after your {} hand took it and set it down in the middle for your {}",
+            from.name(),
+            from.other().name()
+        )
+    });
     match *request {
         ActionRequest::HandOver { object, person } => format!(
-            "You handed {} to {} with your {arm} hand.",
+            "You handed {} to {} with your {arm} hand{relay}.",
             world.object(object).name,
             world.person(person).name
         ),
         ActionRequest::MoveTo { object, person } => format!(
-            "You put {} on the table within {}'s reach with your {arm} hand.",
+            "You put {} on the table within {}'s reach with your {arm} hand{relay}.",
             world.object(object).name,
             world.person(person).name
         ),
@@ -380,14 +464,14 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
     match *request {
         ActionRequest::HandOver { object, person } => {
             vec![
-                Elementary::Get { object },
+                Elementary::Get { object, arm: None },
                 Elementary::Pass { object, person },
                 Elementary::Pose,
             ]
         }
         ActionRequest::MoveTo { object, person } => {
             vec![
-                Elementary::Get { object },
+                Elementary::Get { object, arm: None },
                 Elementary::PutNear { object, person },
                 Elementary::Pose,
             ]
@@ -400,7 +484,10 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
             };
             let spot = table_spot(&state, source).unwrap_or_default();
             vec![
-                Elementary::Get { object: source },
+                Elementary::Get {
+                    object: source,
+                    arm: None,
+                },
                 Elementary::Pour { source, target },
                 Elementary::PutAt {
                     object: source,
@@ -500,7 +587,7 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
         joints: twin.joints,
         holding: None,
     };
-    let step = Elementary::Get { object };
+    let step = Elementary::Get { object, arm: None };
     [Hand::Left, Hand::Right]
         .into_iter()
         .map(|hand| {

@@ -11,7 +11,7 @@ use super::feedback::Cause;
 use super::simulate::{simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
     get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
-    put_variants, target_point, Elementary, Variant,
+    put_variants, relay_spots, target_point, Elementary, Variant,
 };
 
 /// Partial plans kept after each step.
@@ -73,6 +73,8 @@ pub struct SearchOutcome {
     pub feasible: usize,
     /// Every infeasible variant's cause.
     pub causes: Vec<Cause>,
+    /// The arms with a feasible variant of the first step, cheapest first.
+    pub first_step_arms: Vec<Side>,
 }
 
 #[derive(Clone)]
@@ -91,7 +93,13 @@ pub fn variants_for(
     let w = &state.world;
     let held_arm = || state.holding.map(|h| h.arm).ok_or(Cause::NotHolding);
     let list = match *step {
-        Elementary::Get { object } => get_variants(w, robot, object, &Side::BOTH),
+        Elementary::Get { object, arm } => match arm {
+            Some(arm) => get_variants(w, robot, object, &[arm]),
+            None => get_variants(w, robot, object, &Side::BOTH),
+        },
+        Elementary::Relay { object } => {
+            put_variants(held_arm()?, &relay_spots(w, object), w.table.height)
+        }
         Elementary::PutAt { spot, .. } => put_variants(held_arm()?, &[spot], w.table.height),
         Elementary::PutNear { object, person } => put_variants(
             held_arm()?,
@@ -135,7 +143,8 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
     let mut tried = 0;
     let mut feasible = 0;
     let mut causes = Vec::new();
-    for step in steps {
+    let mut first_step_arms: Vec<Side> = Vec::new();
+    for (k, step) in steps.iter().enumerate() {
         let mut jobs: Vec<(usize, Variant)> = Vec::new();
         let mut step_causes = Vec::new();
         for (i, n) in beam_nodes.iter().enumerate() {
@@ -144,15 +153,12 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                 Err(c) => step_causes.push(c),
             }
         }
-        // Straight paths for every variant first; only when none works, joint-space
+        // Straight paths first, then turned hands, and only when none works, joint-space
         // detours, variant by variant in order, until the beam is full.
-        let mut results: Vec<(usize, Variant, Result<Simulated, Cause>)> = jobs
-            .par_iter()
-            .map(|&(i, v)| {
-                let r = simulate_with(robot, &beam_nodes[i].state, step, &v, Detours::Off);
-                (i, v, r)
-            })
-            .collect();
+        let mut results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Off);
+        if results.iter().all(|(_, _, r)| r.is_err()) && turns_may_help(step) {
+            results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Turns);
+        }
         if results.iter().all(|(_, _, r)| r.is_err()) && needs_motion(step) {
             let mut found = 0;
             for (i, v, r) in results.iter_mut() {
@@ -194,15 +200,25 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
             }
         }
         causes.extend(step_causes.iter().cloned());
+        children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
+        if k == 0 {
+            for n in &children {
+                if let Some(s) = n.steps.last() {
+                    if !first_step_arms.contains(&s.variant.arm) {
+                        first_step_arms.push(s.variant.arm);
+                    }
+                }
+            }
+        }
         if children.is_empty() {
             return SearchOutcome {
                 plan: Err((*step, step_causes)),
                 tried,
                 feasible,
                 causes,
+                first_step_arms,
             };
         }
-        children.sort_by(|a, b| cost(&a.metrics).total_cmp(&cost(&b.metrics)));
         beam_nodes = keep_both_arms(children, beam.max(1));
     }
     let best = beam_nodes.swap_remove(0);
@@ -216,7 +232,56 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         tried,
         feasible,
         causes,
+        first_step_arms,
     }
+}
+
+/// Feasible variants kept per partial plan and arm: the variants come in order of
+/// preference (the straight approach, the spot nearest the person, the most comfortable
+/// hand-over point), so the search stops at the first few that work.
+pub const ENOUGH: usize = 2;
+
+type Job = (usize, Variant);
+type Outcome = (usize, Variant, Result<Simulated, Cause>);
+
+/// Simulates the jobs at one level of effort, in order within each partial plan and arm
+/// (those in parallel), until `ENOUGH` of each are feasible; the rest are not simulated.
+fn simulate_in_order(
+    robot: &Robot,
+    nodes: &[Node],
+    step: &Elementary,
+    jobs: &[Job],
+    detours: Detours,
+) -> Vec<Outcome> {
+    let mut groups: Vec<Vec<Job>> = Vec::new();
+    for &(i, v) in jobs {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].0 == i && g[0].1.arm == v.arm)
+        {
+            Some(g) => g.push((i, v)),
+            None => groups.push(vec![(i, v)]),
+        }
+    }
+    groups
+        .par_iter()
+        .map(|group| {
+            let mut out = Vec::new();
+            let mut feasible = 0;
+            for &(i, v) in group {
+                if feasible >= ENOUGH {
+                    break;
+                }
+                let r = simulate_with(robot, &nodes[i].state, step, &v, detours);
+                feasible += usize::from(r.is_ok());
+                out.push((i, v, r));
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The first feasible variant of one step from `state`, planned as the search plans it
@@ -279,6 +344,14 @@ fn keep_both_arms(sorted: Vec<Node>, beam: usize) -> Vec<Node> {
         .zip(keep)
         .filter_map(|(n, k)| k.then_some(n))
         .collect()
+}
+
+/// Whether a step sets an object down (the hand may turn about its upright axis).
+fn turns_may_help(step: &Elementary) -> bool {
+    matches!(
+        step,
+        Elementary::PutAt { .. } | Elementary::PutNear { .. } | Elementary::Relay { .. }
+    )
 }
 
 /// Whether a step moves an arm (gaze does not).

@@ -16,7 +16,7 @@ use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
 
 use super::feedback::Cause;
-use super::variants::{hand_of, same_joints, target_point, Elementary, Variant};
+use super::variants::{get_variants, hand_of, same_joints, target_point, Elementary, Variant};
 
 /// Name of the table in obstacle sets and failure sentences.
 pub const TABLE: &str = "table";
@@ -313,12 +313,15 @@ pub fn simulate(
     simulate_with(robot, state, step, v, Detours::On)
 }
 
-/// Whether a segment whose straight path collides may search in joint space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How hard a variant is tried: each level adds to the one before, and costs more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Detours {
-    /// Straight hand paths and direct joint moves only (fast; the first try).
+    /// Straight hand paths and direct joint moves only, the hand as it holds the object
+    /// (fast; the first try).
     Off,
-    /// RRT-Connect detours with the carried object attached, where those collide.
+    /// Also straight paths with the hand turned about a put object's upright axis.
+    Turns,
+    /// Also RRT-Connect detours with the carried object attached, where those collide.
     On,
 }
 
@@ -339,7 +342,7 @@ pub fn simulate_with(
     let arm = v.arm;
     let fail = Cause::from_failure;
     match *step {
-        Elementary::Get { object } => {
+        Elementary::Get { object, .. } => {
             let o = state.world.object(object);
             let name = o.name.as_str();
             let g = state.world.object_base(object) + Vec3::Z * o.kind.grasp_height;
@@ -493,7 +496,9 @@ pub fn simulate_with(
             motions.push(reach);
             motions.push(lift);
         }
-        Elementary::PutAt { object, .. } | Elementary::PutNear { object, .. } => {
+        Elementary::PutAt { object, .. }
+        | Elementary::PutNear { object, .. }
+        | Elementary::Relay { object } => {
             let h = holding_of(state, object)?;
             let spot = v.point.ok_or(Cause::NoSpot)?;
             let hand = arm_hand(robot, state, h.arm);
@@ -501,28 +506,54 @@ pub fn simulate_with(
             let half = 0.5 * state.world.object(object).shape().height();
             // Object base 2 mm above the table: it is set down, not pushed in.
             let delta = spot.truncate().extend(spot.z + 0.002 + half) - translation(&centre);
-            let place = with_translation(&hand, translation(&hand) + delta);
-            let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
-            // Carry at the lifted height first, so that the object passes over the others.
-            let high = with_translation(
-                &place,
-                translation(&place)
-                    .truncate()
-                    .extend(translation(&hand).z.max(translation(&above).z)),
-            );
+            let straight_place = with_translation(&hand, translation(&hand) + delta);
+            // Carry high enough for the object to pass over everything on its way (up
+            // first where the lift was not enough), then over the spot and down.
+            let up = carry_lift(&state.world, object, &centre, spot.truncate());
             let carried = attached(&state.world, &h, &[TABLE]);
-            let carry = run(
-                robot,
-                &next,
-                &obstacles,
-                h.arm,
-                vec![
+            // The hand as it holds the object now, then turned about the object's upright
+            // axis: the forearm then comes in from another side where something stands
+            // in its way (or its joints run out) on the direct one.
+            let put_centre = (straight_place * h.hand_from_centre).transform_point3(Vec3::ZERO);
+            let mut straight: Option<(Result<Motion, MotionFailure>, Affine3A)> = None;
+            let turns = if detours >= Detours::Turns {
+                &PUT_TURNS_DEG[..]
+            } else {
+                &PUT_TURNS_DEG[..1]
+            };
+            for &turn in turns {
+                let turned = turned_about(&straight_place, put_centre, turn.to_radians());
+                let above = with_translation(&turned, translation(&turned) + Vec3::Z * 0.08);
+                let carry_z = (translation(&hand).z + up).max(translation(&above).z);
+                let high =
+                    with_translation(&turned, translation(&turned).truncate().extend(carry_z));
+                let mut waypoints = lift_over(&hand, up);
+                waypoints.extend([
                     Waypoint::new("over the spot", IkTarget::Pose(high), 1.5),
                     Waypoint::new("above the spot", IkTarget::Pose(above), 0.6),
-                    Waypoint::new("put", IkTarget::Pose(place), 0.6),
-                ],
-                Some(carried.clone()),
-            );
+                    Waypoint::new("put", IkTarget::Pose(turned), 0.6),
+                ]);
+                let attempt = run(
+                    robot,
+                    &next,
+                    &obstacles,
+                    h.arm,
+                    waypoints,
+                    Some(carried.clone()),
+                );
+                // The first failure (the hand as it holds the object) explains a refusal.
+                let done = attempt.is_ok();
+                if done || straight.is_none() {
+                    straight = Some((attempt, turned));
+                }
+                if done {
+                    break;
+                }
+            }
+            let Some((carry, place)) = straight else {
+                return Err(Cause::NoSpot);
+            };
+            let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
             let carry = match carry {
                 Ok(m) => m,
                 Err(e) if search => {
@@ -563,6 +594,11 @@ pub fn simulate_with(
             let retreat =
                 retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
             next.joints[index(h.arm)] = retreat.final_joints();
+            if matches!(step, Elementary::Relay { .. }) {
+                // A relay spot is one the other hand can take the object from (straight
+                // hand paths, with this arm back at rest).
+                other_hand_takes(robot, &next, object, h.arm.other())?;
+            }
             effect = Effect::Released {
                 object,
                 spot: spot2,
@@ -575,13 +611,27 @@ pub fn simulate_with(
             let point = v.point.ok_or(Cause::NoHandoverPoint)?;
             let hand = arm_hand(robot, state, h.arm);
             let target = IkTarget::pose_free_about(with_translation(&hand, point), Vec3::Z);
+            // Over everything on the way (up first where needed), then to the point.
+            let centre = hand * h.hand_from_centre;
+            let up = carry_lift(&state.world, object, &centre, point.truncate());
+            let mut waypoints = lift_over(&hand, up);
+            let carry_z = translation(&hand).z + up;
+            if up > 0.0 && carry_z > point.z {
+                let over = point.truncate().extend(carry_z);
+                waypoints.push(Waypoint::new(
+                    "over the hand-over point",
+                    IkTarget::pose_free_about(with_translation(&hand, over), Vec3::Z),
+                    1.2,
+                ));
+            }
+            waypoints.push(Waypoint::new("hand-over", target, 1.5));
             let carried = attached(&state.world, &h, &[]);
             let carry = match run(
                 robot,
                 &next,
                 &obstacles,
                 h.arm,
-                vec![Waypoint::new("hand-over", target, 1.5)],
+                waypoints,
                 Some(carried.clone()),
             ) {
                 Ok(m) => m,
@@ -803,6 +853,85 @@ pub fn simulate_with(
         metrics,
         head,
     })
+}
+
+/// Turns (deg) of the hand about a put object's upright axis tried with straight paths,
+/// the hand as it holds the object first.
+const PUT_TURNS_DEG: [f32; 5] = [0.0, 45.0, -45.0, 90.0, -90.0];
+
+/// `world_from_hand` turned by `angle` (rad) about the vertical through `pivot`.
+fn turned_about(world_from_hand: &Affine3A, pivot: Vec3, angle: f32) -> Affine3A {
+    if angle == 0.0 {
+        return *world_from_hand;
+    }
+    Affine3A::from_translation(pivot)
+        * Affine3A::from_rotation_z(angle)
+        * Affine3A::from_translation(-pivot)
+        * *world_from_hand
+}
+
+/// Room (m) kept beside a carried object's way when looking for what it must pass over.
+const CARRY_ROOM: f32 = 0.04;
+/// Height (m) a carried object's base keeps above what it passes over.
+const CARRY_MARGIN: f32 = 0.03;
+
+/// How much higher (m) than now the carried `object` (upright centre frame `centre`) must
+/// go to pass over every object standing near its straight way to the floor point `to`;
+/// zero when it is high enough already.
+fn carry_lift(world: &World, object: ObjectId, centre: &Affine3A, to: glam::Vec2) -> f32 {
+    let from = translation(centre).truncate();
+    let r = world.object(object).shape().footprint_radius();
+    let base = translation(centre).z - 0.5 * world.object(object).shape().height();
+    let mut needed = f32::NEG_INFINITY;
+    for id in world.object_ids().filter(|&id| id != object) {
+        let Placement::OnTable { position, .. } = world.object(id).placement else {
+            continue;
+        };
+        let reach = r + world.object(id).shape().footprint_radius() + CARRY_ROOM;
+        if super::variants::distance_to_segment(position, from, to) <= reach {
+            needed = needed.max(world.object_top(id).z + CARRY_MARGIN);
+        }
+    }
+    (needed - base).max(0.0)
+}
+
+/// A straight rise of the hand by `up` metres, when there is one to make.
+fn lift_over(hand: &Affine3A, up: f32) -> Vec<Waypoint> {
+    if up <= 0.005 {
+        return Vec::new();
+    }
+    let raised = with_translation(hand, translation(hand) + Vec3::Z * up);
+    vec![Waypoint::new(
+        "up over the way",
+        IkTarget::Pose(raised),
+        0.6,
+    )]
+}
+
+/// Whether arm `side` can take `object` from where it stands, once the other arm rests.
+fn other_hand_takes(
+    robot: &Robot,
+    state: &PlanState,
+    object: ObjectId,
+    side: Side,
+) -> Result<(), Cause> {
+    let mut there = state.clone();
+    let releasing = side.other();
+    there.joints[index(releasing)] = resting_pose(robot, &obstacles(&state.world), releasing);
+    let step = Elementary::Get {
+        object,
+        arm: Some(side),
+    };
+    let mut first = None;
+    for v in get_variants(&state.world, robot, object, &[side]) {
+        match simulate_with(robot, &there, &step, &v, Detours::Off) {
+            Ok(_) => return Ok(()),
+            Err(c) => {
+                first.get_or_insert(c);
+            }
+        }
+    }
+    Err(first.unwrap_or(Cause::NoSpot))
 }
 
 /// Where a joint-space detour ends.

@@ -61,12 +61,23 @@ fn straight_path_through_box_is_rejected_and_another_variant_chosen() {
         holding: None,
     };
     // Some variant's straight approach to blue_glass crosses the cereal box.
-    let step = Elementary::Get { object: blue };
+    let step = Elementary::Get {
+        object: blue,
+        arm: None,
+    };
     let straight = variants::get_variants(&t.world, robot, blue, &Side::BOTH)
         .into_iter()
         .find(|v| matches!(simulate::simulate(robot, &state, &step, v), Err(Cause::Collision(o)) if o == "box"))
         .expect("a variant through the box");
-    let outcome = search::search(robot, state, &[Elementary::Get { object: blue }], BEAM);
+    let outcome = search::search(
+        robot,
+        state,
+        &[Elementary::Get {
+            object: blue,
+            arm: None,
+        }],
+        BEAM,
+    );
     let plan = outcome.plan.expect("another variant takes blue_glass");
     assert_ne!(plan.steps[0].variant, straight);
 }
@@ -371,7 +382,15 @@ fn diagnose_cola_zero() {
         holding: None,
     };
     for v in variants::get_variants(&t.world, robot, o, &Side::BOTH) {
-        let r = simulate::simulate(robot, &state, &Elementary::Get { object: o }, &v);
+        let r = simulate::simulate(
+            robot,
+            &state,
+            &Elementary::Get {
+                object: o,
+                arm: None,
+            },
+            &v,
+        );
         println!("{:?} {:?} -> {:?}", v.arm, v.direction_deg, r.err());
     }
 }
@@ -627,4 +646,112 @@ fn a_box_beside_the_resting_hand_does_not_stop_a_hand_over_and_the_hand_waits_cl
             &simulate::resting_pose(robot, &obstacles, side)
         ));
     }
+}
+
+/// Table 32 of the planner benchmark: bottle_3 stands on the robot's right, where only
+/// the right arm takes it, and only the left arm reaches Ann past the box.
+fn relay_table() -> (Twin, ObjectId, PersonId) {
+    let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
+    let world = crate::twin::planner_bench::random_table(32, &kinds).expect("valid table");
+    let twin = Twin::from_world(world);
+    let (bottle, ann) = (obj(&twin, "bottle_3"), per(&twin, "Ann"));
+    (twin, bottle, ann)
+}
+
+/// The twin as it stands, the hands empty: where a plan starts.
+fn at_rest(t: &Twin) -> PlanState {
+    PlanState {
+        world: t.world.clone(),
+        joints: t.joints,
+        holding: None,
+    }
+}
+
+#[test]
+fn one_arm_passes_an_object_to_the_other_when_only_the_other_reaches_the_person() {
+    let (mut t, bottle, ann) = relay_table();
+    // Neither arm alone both takes the bottle and brings it to Ann.
+    let robot = t.robot.as_ref().expect("robot");
+    let start = at_rest(&t);
+    let direct = search::search(
+        robot,
+        start,
+        &composite(
+            &t.world,
+            &ActionRequest::HandOver {
+                object: bottle,
+                person: ann,
+            },
+        ),
+        BEAM,
+    );
+    assert!(
+        direct.plan.is_err(),
+        "a single arm does it: the table no longer tests a relay"
+    );
+    let request = ActionRequest::HandOver {
+        object: bottle,
+        person: ann,
+    };
+    let (outcome, _) = plan(&t, request).unwrap_or_else(|r| panic!("{}", r.text));
+    let p = outcome.plan.unwrap_or_else(|(s, c)| panic!("{s:?}: {c:?}"));
+    let names: Vec<&str> = p.steps.iter().map(|s| s.step.name()).collect();
+    assert_eq!(names, ["get", "relay", "pose", "get", "pass", "pose"]);
+    assert_ne!(
+        p.steps[0].variant.arm, p.steps[3].variant.arm,
+        "the other arm takes it over"
+    );
+    let report = run(&mut t, request);
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(bottle), Some(ann));
+    assert_eq!(report.facts["relay"]["from"], "right");
+    assert_eq!(report.facts["arm"], "left");
+    assert_eq!(
+        report.text,
+        "You handed bottle_3 to Ann with your left hand, after your right hand took it and \
+         set it down in the middle for your left."
+    );
+}
+
+#[test]
+fn a_relay_spot_is_one_the_other_hand_can_take_the_object_from() {
+    let (t, bottle, _) = relay_table();
+    let robot = t.robot.as_ref().expect("robot");
+    let start = at_rest(&t);
+    let got = search::search(
+        robot,
+        start,
+        &[Elementary::Get {
+            object: bottle,
+            arm: Some(Side::Right),
+        }],
+        BEAM,
+    );
+    let held = got.plan.expect("the right arm takes the bottle").end;
+    let relay = Elementary::Relay { object: bottle };
+    let variants = search::variants_for(robot, &held, &relay).expect("relay spots");
+    assert!(!variants.is_empty());
+    let mut feasible = 0;
+    for v in &variants {
+        // Every spot on offer is free, on the table and within both arms' workspace.
+        let spot = v.point.expect("a spot").truncate();
+        assert!(t.world.table.contains(spot, 0.03));
+        assert!(variants::spot_is_free(&held.world, bottle, spot));
+        if let Ok(sim) = simulate::simulate(robot, &held, &relay, v) {
+            feasible += 1;
+            // ... and a feasible one leaves the bottle where the left hand takes it, once
+            // the right arm is back at rest.
+            let take = Elementary::Get {
+                object: bottle,
+                arm: Some(Side::Left),
+            };
+            let mut rested = sim.state.clone();
+            rested.joints[1] = t.joints[1];
+            let takes = variants::get_variants(&rested.world, robot, bottle, &[Side::Left])
+                .iter()
+                .any(|g| simulate::simulate(robot, &rested, &take, g).is_ok());
+            assert!(takes, "the left hand cannot take bottle_3 from {spot}");
+        }
+    }
+    assert!(feasible > 0, "no relay spot works");
 }

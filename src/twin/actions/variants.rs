@@ -20,8 +20,11 @@ pub const POUR_DIRECTIONS_DEG: [f32; 6] = [0.0, 60.0, 120.0, 180.0, 240.0, 300.0
 /// An elementary action of a composite one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Elementary {
-    /// Take an object from the table.
-    Get { object: ObjectId },
+    /// Take an object from the table, with either arm or with the one given.
+    Get { object: ObjectId, arm: Option<Side> },
+    /// Set the held object down between the arms, for the other arm to take it over
+    /// (a bimanual relay: one arm reaches the object, only the other the receiver).
+    Relay { object: ObjectId },
     /// Put the held object down at a floor point.
     PutAt { object: ObjectId, spot: Vec2 },
     /// Put the held object on the table within a person's reach.
@@ -44,6 +47,7 @@ impl Elementary {
         match self {
             Elementary::Get { .. } => "get",
             Elementary::PutAt { .. } | Elementary::PutNear { .. } => "put",
+            Elementary::Relay { .. } => "relay",
             Elementary::Pass { .. } => "pass",
             Elementary::Pour { .. } => "pour",
             Elementary::Point(_) => "point",
@@ -129,7 +133,7 @@ pub fn ungraspable_reason(world: &World, robot: &Robot, object: ObjectId) -> Opt
     (!fits).then(|| format!("{name} cannot be grasped: it is too large for the robot's hands."))
 }
 
-/// Variants of `get`: both arms x allowed grasps x approach directions.
+/// Variants of `get`: the given arms x allowed grasps x approach directions.
 pub fn get_variants(world: &World, robot: &Robot, object: ObjectId, arms: &[Side]) -> Vec<Variant> {
     let o = world.object(object);
     let base = world.object_base(object);
@@ -187,6 +191,93 @@ fn robot_may_reach(world: &World, point: Vec3) -> bool {
     [Hand::Left, Hand::Right]
         .into_iter()
         .any(|h| robot_reach::shoulder(world, h).distance(point) <= ROBOT_CANDIDATE_REACH)
+}
+
+/// Relay spots kept (the simulation decides among them).
+const RELAY_CANDIDATES: usize = 6;
+/// How far back towards a shoulder the way of a hand to a relay spot must be free (m).
+const RELAY_CORRIDOR: f32 = 0.3;
+/// Room beside that way for the hand (m).
+const RELAY_HAND_ROOM: f32 = 0.05;
+
+/// Free table spots where one arm can set `object` down for the other to take over:
+/// within both arms' workspace, in front of the robot. Spots that both hands can come
+/// to without passing close to another object come first, then those that one hand
+/// can; among equals the most comfortable (centred, 0.5 m in front of the shoulders).
+pub fn relay_spots(world: &World, object: ObjectId) -> Vec<Vec2> {
+    let o = world.object(object);
+    let radius = o.shape().footprint_radius();
+    let grasp_z = world.table.height + o.kind.grasp_height;
+    let shoulders = [Hand::Left, Hand::Right].map(|h| robot_reach::shoulder(world, h));
+    let middle = 0.5 * (shoulders[0] + shoulders[1]);
+    let forward = Vec2::from_angle(world.robot.yaw);
+    let across = forward.perp();
+    let comfortable = middle.truncate() + 0.5 * forward;
+    let others: Vec<(Vec2, f32)> = world
+        .object_ids()
+        .filter(|&id| id != object)
+        .filter_map(|id| match world.object(id).placement {
+            Placement::OnTable { position, .. } => {
+                Some((position, world.object(id).shape().footprint_radius()))
+            }
+            _ => None,
+        })
+        .collect();
+    // How many hands come to the spot along a free way from their shoulder.
+    let free_ways = |spot: Vec2| {
+        shoulders
+            .iter()
+            .filter(|s| {
+                let back = (s.truncate() - spot).normalize_or_zero() * RELAY_CORRIDOR;
+                others.iter().all(|&(c, r)| {
+                    distance_to_segment(c, spot, spot + back) > r + radius + RELAY_HAND_ROOM
+                })
+            })
+            .count()
+    };
+    let mut all = Vec::new();
+    for ahead in 0..=12 {
+        for side in -5..=5 {
+            let spot = middle.truncate()
+                + (0.15 + 0.04 * ahead as f32) * forward
+                + (0.04 * side as f32) * across;
+            let grasp = spot.extend(grasp_z);
+            if !world.table.contains(spot, radius + 0.03)
+                || !spot_is_free(world, object, spot)
+                || shoulders
+                    .iter()
+                    .any(|s| s.distance(grasp) > ROBOT_CANDIDATE_REACH - 0.05)
+            {
+                continue;
+            }
+            all.push((spot, free_ways(spot)));
+        }
+    }
+    all.sort_by(|(a, fa), (b, fb)| {
+        fb.cmp(fa)
+            .then(a.distance(comfortable).total_cmp(&b.distance(comfortable)))
+    });
+    let mut out: Vec<Vec2> = Vec::new();
+    for (spot, _) in all {
+        if out.len() >= RELAY_CANDIDATES {
+            break;
+        }
+        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
+            out.push(spot);
+        }
+    }
+    out
+}
+
+/// Distance from a point to the segment from `a` to `b` (floor plane).
+pub fn distance_to_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + t * ab)
 }
 
 /// The first `MAX_CANDIDATES` of `sorted`, keeping `CANDIDATE_SPACING` between them.
