@@ -514,14 +514,8 @@ pub fn simulate_with(
             // The hand as it holds the object now, then turned about the object's upright
             // axis: the forearm then comes in from another side where something stands
             // in its way (or its joints run out) on the direct one.
-            let put_centre = (straight_place * h.hand_from_centre).transform_point3(Vec3::ZERO);
-            let mut straight: Option<(Result<Motion, MotionFailure>, Affine3A)> = None;
-            let turns = if detours >= Detours::Turns {
-                &PUT_TURNS_DEG[..]
-            } else {
-                &PUT_TURNS_DEG[..1]
-            };
-            for &turn in turns {
+            let put_centre = translation(&(straight_place * h.hand_from_centre));
+            let carry_turned = |turn: f32| {
                 let turned = turned_about(&straight_place, put_centre, turn.to_radians());
                 let above = with_translation(&turned, translation(&turned) + Vec3::Z * 0.08);
                 let carry_z = (translation(&hand).z + up).max(translation(&above).z);
@@ -533,7 +527,7 @@ pub fn simulate_with(
                     Waypoint::new("above the spot", IkTarget::Pose(above), 0.6),
                     Waypoint::new("put", IkTarget::Pose(turned), 0.6),
                 ]);
-                let attempt = run(
+                let carry = run(
                     robot,
                     &next,
                     &obstacles,
@@ -541,18 +535,19 @@ pub fn simulate_with(
                     waypoints,
                     Some(carried.clone()),
                 );
-                // The first failure (the hand as it holds the object) explains a refusal.
-                let done = attempt.is_ok();
-                if done || straight.is_none() {
-                    straight = Some((attempt, turned));
-                }
-                if done {
-                    break;
+                (carry, turned)
+            };
+            // The failure with the hand as it holds the object explains a refusal.
+            let (mut carry, mut place) = carry_turned(PUT_TURNS_DEG[0]);
+            if carry.is_err() && detours >= Detours::Turns {
+                if let Some(found) = PUT_TURNS_DEG[1..]
+                    .iter()
+                    .map(|&turn| carry_turned(turn))
+                    .find(|(m, _)| m.is_ok())
+                {
+                    (carry, place) = found;
                 }
             }
-            let Some((carry, place)) = straight else {
-                return Err(Cause::NoSpot);
-            };
             let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
             let carry = match carry {
                 Ok(m) => m,

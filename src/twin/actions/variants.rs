@@ -5,7 +5,7 @@
 use glam::{Vec2, Vec3};
 
 use crate::twin::kinds::{GraspType, ShapeTemplate};
-use crate::twin::kinematics::{Joints, Robot, Side};
+use crate::twin::kinematics::{segment_distance, Joints, Robot, Side};
 use crate::twin::world::{Placement, World};
 use crate::twin::{hindrance, robot_reach, Hand, ObjectId, PersonId};
 
@@ -271,13 +271,8 @@ pub fn relay_spots(world: &World, object: ObjectId) -> Vec<Vec2> {
 
 /// Distance from a point to the segment from `a` to `b` (floor plane).
 pub fn distance_to_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let ab = b - a;
-    let t = if ab.length_squared() > 0.0 {
-        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    p.distance(a + t * ab)
+    let p = p.extend(0.0);
+    segment_distance(p, p, a.extend(0.0), b.extend(0.0))
 }
 
 /// The first `MAX_CANDIDATES` of `sorted`, keeping `CANDIDATE_SPACING` between them.
