@@ -314,7 +314,8 @@ pub async fn call_acting(
     executor: &mut dyn actions::Executor,
     cancel: &tokio_util::sync::CancellationToken,
 ) -> ToolOutcome {
-    match prepare(twin, name, raw_args) {
+    // Queries plan grasps too (the reach check).
+    match actions::off_the_runtime(|| prepare(twin, name, raw_args)) {
         Prepared::Answered(outcome) => outcome,
         Prepared::Act(request) => {
             outcome_of(actions::execute_on(twin, request, executor, cancel).await)

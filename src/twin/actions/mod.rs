@@ -248,6 +248,19 @@ fn relay(
     None
 }
 
+/// Runs CPU-heavy planning without stalling the async tasks waiting on this worker
+/// (the robot's joint states, the page's events): `block_in_place` on a multi-thread
+/// runtime, directly anywhere else.
+pub fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
 /// Plans, executes with `executor` (waiting for it) and verifies one action.
 /// Perception is applied before planning, never during planning or execution.
 pub async fn execute_on(
@@ -260,7 +273,7 @@ pub async fn execute_on(
         return failed(reason, json!({"error": "robot"}));
     }
     executor.perceive(twin);
-    let mut prepared = match prepare(twin, request) {
+    let mut prepared = match off_the_runtime(|| prepare(twin, request)) {
         Ok(p) => p,
         Err(report) => return report,
     };
@@ -367,6 +380,9 @@ fn describe_plan(plan: &Plan, facts: &mut serde_json::Value) {
     if let Some((from, to)) = relayed(plan) {
         facts["relay"] = json!({"from": from.name(), "to": to.name()});
     }
+    if let Some(side) = stepped_aside(plan) {
+        facts["aside"] = side.name().into();
+    }
     if let Some(g) = first.variant.grasp {
         facts["grasp"] = g.as_str().into();
     }
@@ -399,6 +415,20 @@ fn delivering_arm(plan: &Plan) -> Option<Side> {
         .rev()
         .find(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose))
         .map(|s| s.variant.arm)
+}
+
+/// The idle arm that stepped aside for the other (it moves within a step of the other).
+fn stepped_aside(plan: &Plan) -> Option<Side> {
+    plan.steps
+        .iter()
+        .filter(|s| !matches!(s.step, Elementary::Gaze(_) | Elementary::Pose))
+        .find_map(|s| {
+            s.sim
+                .motions
+                .iter()
+                .find(|m| m.side != s.variant.arm)
+                .map(|m| m.side)
+        })
 }
 
 /// The arm that set the object down and the arm that took it over, in a relay.

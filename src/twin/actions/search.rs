@@ -8,7 +8,7 @@ use crate::twin::kinematics::{Robot, Side};
 use crate::twin::world::Placement;
 
 use super::feedback::Cause;
-use super::simulate::{simulate_with, Detours, Metrics, PlanState, Simulated};
+use super::simulate::{simulate_aside, simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
     get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
     put_variants, relay_spots, target_point, Elementary, Variant,
@@ -75,6 +75,8 @@ pub struct SearchOutcome {
     pub causes: Vec<Cause>,
     /// The arms with a feasible variant of the first step, cheapest first.
     pub first_step_arms: Vec<Side>,
+    /// Whether a step stopped at fewer detours than it might have found.
+    pub detours_cut_short: bool,
 }
 
 #[derive(Clone)]
@@ -134,7 +136,29 @@ pub fn variants_for(
 
 /// Searches the steps as a whole from `start`, simulating every variant of each
 /// surviving partial plan (in parallel) and keeping the best `beam` after each step.
+/// A step that needs joint-space detours first keeps only the first detour that works
+/// (they are costly); when a later step then has no way on, the search runs again
+/// keeping up to `beam` of them.
 pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize) -> SearchOutcome {
+    let quick = search_keeping(robot, start.clone(), steps, beam, 1);
+    if quick.plan.is_ok() || !quick.detours_cut_short {
+        return quick;
+    }
+    let mut wide = search_keeping(robot, start, steps, beam, beam);
+    wide.tried += quick.tried;
+    wide.feasible += quick.feasible;
+    wide
+}
+
+/// [`search`] keeping up to `detours_kept` detours per step.
+fn search_keeping(
+    robot: &Robot,
+    start: PlanState,
+    steps: &[Elementary],
+    beam: usize,
+    detours_kept: usize,
+) -> SearchOutcome {
+    let mut detours_cut_short = false;
     let mut beam_nodes = vec![Node {
         state: start,
         steps: Vec::new(),
@@ -153,28 +177,59 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                 Err(c) => step_causes.push(c),
             }
         }
-        // Straight paths first, then turned hands, and only when none works, joint-space
-        // detours, variant by variant in order, until the beam is full.
+        // Straight paths first, then turned hands, then the idle arm aside, and only when
+        // none works, joint-space detours (in place, then with the idle arm aside),
+        // variant by variant in order, until the beam is full.
+        let t0 = std::time::Instant::now();
+        let mut effort = "straight";
         let mut results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Off);
         if results.iter().all(|(_, _, r)| r.is_err()) && turns_may_help(step) {
+            effort = "turned";
             results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Turns);
         }
-        if results.iter().all(|(_, _, r)| r.is_err()) && needs_motion(step) {
-            let mut found = 0;
-            for (i, v, r) in results.iter_mut() {
-                if found >= beam.max(1) {
+        if needs_motion(step) {
+            for (level, (detours, aside)) in EFFORTS.into_iter().enumerate() {
+                if results.iter().any(|(_, _, r)| r.is_ok()) {
                     break;
                 }
-                if !detour_may_help(r) {
-                    continue;
-                }
-                let retry = simulate_with(robot, &beam_nodes[*i].state, step, v, Detours::On);
-                if retry.is_ok() {
-                    found += 1;
-                    *r = retry;
+                effort = EFFORT_NAMES[level];
+                let enough = if detours == Detours::On {
+                    detours_kept.max(1)
+                } else {
+                    beam.max(1)
+                };
+                let mut found = 0;
+                for (i, v, r) in results.iter_mut() {
+                    if found >= enough {
+                        detours_cut_short |= detours == Detours::On && k + 1 < steps.len();
+                        break;
+                    }
+                    let Err(cause) = r else { continue };
+                    if !detour_may_help(cause) {
+                        continue;
+                    }
+                    let state = &beam_nodes[*i].state;
+                    let retry = if aside {
+                        simulate_aside(robot, state, step, v, detours, cause)
+                    } else {
+                        simulate_with(robot, state, step, v, detours)
+                    };
+                    // With the idle arm aside, what still stops it is the truer cause.
+                    if retry.is_ok() || aside {
+                        found += usize::from(retry.is_ok());
+                        *r = retry;
+                    }
                 }
             }
         }
+        tracing::debug!(
+            step = step.name(),
+            effort,
+            variants = results.len(),
+            feasible = results.iter().filter(|(_, _, r)| r.is_ok()).count(),
+            ms = t0.elapsed().as_secs_f64() * 1e3,
+            "step searched"
+        );
         tried += results.len();
         let mut children = Vec::new();
         for (i, v, r) in results {
@@ -217,6 +272,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
                 feasible,
                 causes,
                 first_step_arms,
+                detours_cut_short,
             };
         }
         beam_nodes = keep_both_arms(children, beam.max(1));
@@ -233,6 +289,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         feasible,
         causes,
         first_step_arms,
+        detours_cut_short,
     }
 }
 
@@ -304,10 +361,20 @@ pub fn first_feasible(
             Err(c) => causes.push(c),
         }
     }
-    for (v, c) in variants.iter().zip(&causes) {
-        if detour_may_help(&Err(c.clone())) {
-            if let Ok(sim) = simulate_with(robot, state, step, v, Detours::On) {
-                return Ok((*v, sim));
+    for (effort, aside) in EFFORTS {
+        for (v, c) in variants.iter().zip(causes.iter_mut()) {
+            if !detour_may_help(c) {
+                continue;
+            }
+            let retry = if aside {
+                simulate_aside(robot, state, step, v, effort, c)
+            } else {
+                simulate_with(robot, state, step, v, effort)
+            };
+            match retry {
+                Ok(sim) => return Ok((*v, sim)),
+                Err(truer) if aside => *c = truer,
+                Err(_) => {}
             }
         }
     }
@@ -359,14 +426,26 @@ fn needs_motion(step: &Elementary) -> bool {
     !matches!(step, Elementary::Gaze(_))
 }
 
-/// Whether a joint-space detour could turn this failure into a success: collisions and
-/// paths through singularities or limits can; a missing spot or a full hand cannot.
-fn detour_may_help(r: &Result<Simulated, Cause>) -> bool {
+/// Whether more effort could turn this failure into a success: collisions and paths
+/// through singularities or limits can; a missing spot or a full hand cannot.
+fn detour_may_help(cause: &Cause) -> bool {
     matches!(
-        r,
-        Err(Cause::Collision(_) | Cause::SelfCollision(_) | Cause::OutOfReach(_))
+        cause,
+        Cause::Collision(_) | Cause::SelfCollision(_) | Cause::OutOfReach(_)
     )
 }
+
+/// The efforts tried, in order, after straight paths (and turned hands) failed: the idle
+/// arm aside with straight paths, joint-space detours in place, then detours with the
+/// idle arm aside. Each level only where every earlier one failed.
+const EFFORTS: [(Detours, bool); 3] = [
+    (Detours::Turns, true),
+    (Detours::On, false),
+    (Detours::On, true),
+];
+
+/// How the log names each of [`EFFORTS`].
+const EFFORT_NAMES: [&str; 3] = ["aside", "detours", "aside with detours"];
 
 /// Where an object stands on the table, if it does (the spot to put a poured source back).
 pub fn table_spot(state: &PlanState, object: crate::twin::ObjectId) -> Option<glam::Vec2> {

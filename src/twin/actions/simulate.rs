@@ -325,6 +325,96 @@ pub enum Detours {
     On,
 }
 
+/// As [`simulate`] with the idle arm first stepping aside (when the robot has an aside
+/// pose): tried when the variant failed with `cause` where the idle arm rests. The
+/// failure with the idle arm aside is the truer cause; `cause` stays when it cannot move.
+pub fn simulate_aside(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    v: &Variant,
+    detours: Detours,
+    cause: &Cause,
+) -> Result<Simulated, Cause> {
+    let Some(idle) = idle_arm_in_the_way(robot, state, step, v, cause) else {
+        return Err(cause.clone());
+    };
+    let Some((aside, moved)) = step_aside(robot, state, idle, detours) else {
+        return Err(cause.clone());
+    };
+    let mut done = simulate_with(robot, &moved, step, v, detours)?;
+    done.metrics = Metrics::of(&aside).and(done.metrics);
+    done.motions.insert(0, aside);
+    Ok(done)
+}
+
+/// The arm that does not act in `step`, when it is empty, where it rests, has somewhere
+/// to step aside to, and the acting arm's failure is one that moving it may cure: it
+/// was hit, or a detour around it ran short.
+fn idle_arm_in_the_way(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    v: &Variant,
+    cause: &Cause,
+) -> Option<Side> {
+    let acting = match *step {
+        Elementary::Get { .. } | Elementary::Point(_) => v.arm,
+        Elementary::PutAt { object, .. }
+        | Elementary::PutNear { object, .. }
+        | Elementary::Relay { object }
+        | Elementary::Pass { object, .. }
+        | Elementary::Pour { source: object, .. } => holding_of(state, object).ok()?.arm,
+        Elementary::Gaze(_) | Elementary::Pose => return None,
+    };
+    let idle = acting.other();
+    let curable = matches!(
+        cause,
+        Cause::SelfCollision(_) | Cause::Collision(_) | Cause::OutOfReach(_)
+    );
+    let holds = state.holding.is_some_and(|h| h.arm == idle);
+    let aside = robot.aside(idle)?;
+    let resting = same_joints(&state.joints[index(idle)], &robot.home(idle))
+        || same_joints(
+            &state.joints[index(idle)],
+            &resting_pose(robot, &obstacles(&state.world), idle),
+        );
+    (curable && !holds && resting && !same_joints(&state.joints[index(idle)], &aside))
+        .then_some(idle)
+}
+
+/// Moves the idle arm `side` to its aside pose: a joint move, or a detour around what
+/// stands in the way; the motion and the state afterwards.
+fn step_aside(
+    robot: &Robot,
+    state: &PlanState,
+    side: Side,
+    detours: Detours,
+) -> Option<(Motion, PlanState)> {
+    let aside = robot.aside(side)?;
+    let obstacles = obstacles(&state.world);
+    let motion = match joint_move(robot, state, &obstacles, side, aside) {
+        Ok(m) => m,
+        Err(_) if detours == Detours::On => {
+            detour(
+                robot,
+                state,
+                &obstacles,
+                side,
+                &Goal::Joints(aside),
+                None,
+                "aside",
+                None,
+            )?
+            .0
+        }
+        Err(_) => return None,
+    };
+    let mut moved = state.clone();
+    moved.joints[index(side)] = aside;
+    Some((motion, moved))
+}
+
 /// As [`simulate`], choosing whether joint-space detours may be searched.
 pub fn simulate_with(
     robot: &Robot,
@@ -766,7 +856,15 @@ pub fn simulate_with(
             head = Some((a.pan, a.tilt));
         }
         Elementary::Pose => {
-            for side in Side::BOTH {
+            // An arm that stepped aside comes back last, once the other is out of its way.
+            let mut order = Side::BOTH;
+            if robot
+                .aside(Side::Left)
+                .is_some_and(|a| same_joints(&next.joints[index(Side::Left)], &a))
+            {
+                order.reverse();
+            }
+            for side in order {
                 let home = robot.home(side);
                 if same_joints(&next.joints[index(side)], &home) {
                     continue;

@@ -648,13 +648,14 @@ fn a_box_beside_the_resting_hand_does_not_stop_a_hand_over_and_the_hand_waits_cl
     }
 }
 
-/// Table 32 of the planner benchmark: bottle_3 stands on the robot's right, where only
-/// the right arm takes it, and only the left arm reaches Ann past the box.
+/// Table 32 of the planner benchmark: bottle_1 stands on the robot's right, where only
+/// the right arm takes it; the right arm can set it down within Ann's reach, but then
+/// cannot get home past the box; the left arm reaches Ann's side from the middle.
 fn relay_table() -> (Twin, ObjectId, PersonId) {
     let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
     let world = crate::twin::planner_bench::random_table(32, &kinds).expect("valid table");
     let twin = Twin::from_world(world);
-    let (bottle, ann) = (obj(&twin, "bottle_3"), per(&twin, "Ann"));
+    let (bottle, ann) = (obj(&twin, "bottle_1"), per(&twin, "Ann"));
     (twin, bottle, ann)
 }
 
@@ -678,7 +679,7 @@ fn one_arm_passes_an_object_to_the_other_when_only_the_other_reaches_the_person(
         start,
         &composite(
             &t.world,
-            &ActionRequest::HandOver {
+            &ActionRequest::MoveTo {
                 object: bottle,
                 person: ann,
             },
@@ -689,27 +690,34 @@ fn one_arm_passes_an_object_to_the_other_when_only_the_other_reaches_the_person(
         direct.plan.is_err(),
         "a single arm does it: the table no longer tests a relay"
     );
-    let request = ActionRequest::HandOver {
+    let request = ActionRequest::MoveTo {
         object: bottle,
         person: ann,
     };
     let (outcome, _) = plan(&t, request).unwrap_or_else(|r| panic!("{}", r.text));
     let p = outcome.plan.unwrap_or_else(|(s, c)| panic!("{s:?}: {c:?}"));
     let names: Vec<&str> = p.steps.iter().map(|s| s.step.name()).collect();
-    assert_eq!(names, ["get", "relay", "pose", "get", "pass", "pose"]);
+    assert_eq!(names, ["get", "relay", "pose", "get", "put", "pose"]);
     assert_ne!(
         p.steps[0].variant.arm, p.steps[3].variant.arm,
         "the other arm takes it over"
     );
     let report = run(&mut t, request);
     assert!(report.ok, "{}", report.text);
-    assert_eq!(t.world.holder(bottle), Some(ann));
+    assert!(matches!(
+        t.world.object(bottle).placement,
+        Placement::OnTable { .. }
+    ));
+    assert!(
+        crate::twin::hindrance::reaches(&t.world, ann, bottle).reachable,
+        "bottle_1 is beyond Ann's reach"
+    );
     assert_eq!(report.facts["relay"]["from"], "right");
     assert_eq!(report.facts["arm"], "left");
     assert_eq!(
         report.text,
-        "You handed bottle_3 to Ann with your left hand, after your right hand took it and \
-         set it down in the middle for your left."
+        "You put bottle_1 on the table within Ann's reach with your left hand, after your \
+         right hand took it and set it down in the middle for your left."
     );
 }
 
@@ -750,8 +758,65 @@ fn a_relay_spot_is_one_the_other_hand_can_take_the_object_from() {
             let takes = variants::get_variants(&rested.world, robot, bottle, &[Side::Left])
                 .iter()
                 .any(|g| simulate::simulate(robot, &rested, &take, g).is_ok());
-            assert!(takes, "the left hand cannot take bottle_3 from {spot}");
+            assert!(takes, "the left hand cannot take bottle_1 from {spot}");
         }
     }
     assert!(feasible > 0, "no relay spot works");
+}
+
+#[test]
+fn the_idle_arm_steps_aside_when_the_other_reaches_across_where_it_rests() {
+    // Table 27 of the planner benchmark: only the right arm takes glass_1, and on its way
+    // to Ann, on the robot's left, it would hit the left hand resting in front.
+    let kinds = crate::twin::kinds::KindCatalog::load_shipped().expect("kinds");
+    let world = crate::twin::planner_bench::random_table(27, &kinds).expect("valid table");
+    let mut t = Twin::from_world(world);
+    let (glass, ann) = (obj(&t, "glass_1"), per(&t, "Ann"));
+    let robot = t.robot.clone().expect("robot");
+    let aside = robot
+        .aside(Side::Left)
+        .expect("the shipped robot has an aside pose");
+    let request = ActionRequest::HandOver {
+        object: glass,
+        person: ann,
+    };
+    let (outcome, _) = plan(&t, request).unwrap_or_else(|r| panic!("{}", r.text));
+    let p = outcome.plan.unwrap_or_else(|(s, c)| panic!("{s:?}: {c:?}"));
+    let names: Vec<&str> = p.steps.iter().map(|s| s.step.name()).collect();
+    assert_eq!(
+        names,
+        ["get", "pass", "pose"],
+        "no relay: the right arm does it"
+    );
+    let pass = &p.steps[1];
+    assert_eq!(pass.variant.arm, Side::Right);
+    // Without stepping aside no hand-over point can be reached.
+    let before = &p.steps[0].sim.state;
+    let mut in_place = before.clone();
+    in_place.joints[0] = robot.home(Side::Left);
+    let direct = search::variants_for(&robot, &in_place, &pass.step)
+        .expect("hand-over points")
+        .iter()
+        .any(|v| simulate::simulate(&robot, &in_place, &pass.step, v).is_ok());
+    assert!(
+        !direct,
+        "the left arm at home is not in the way: the table no longer tests this"
+    );
+    // The left arm moves first, to its aside pose, then the right hands the glass over.
+    let first = &pass.sim.motions[0];
+    assert_eq!(first.side, Side::Left);
+    assert!(variants::same_joints(&first.final_joints(), &aside));
+    assert!(pass.sim.motions[1..].iter().all(|m| m.side == Side::Right));
+    // Both arms end at rest.
+    for (i, side) in Side::BOTH.into_iter().enumerate() {
+        assert!(variants::same_joints(&p.end.joints[i], &robot.home(side)));
+    }
+    let report = run(&mut t, request);
+    assert!(report.ok, "{}", report.text);
+    assert_eq!(t.world.holder(glass), Some(ann));
+    assert_eq!(report.facts["aside"], "left");
+    assert_eq!(
+        report.text,
+        "You handed glass_1 to Ann with your right hand."
+    );
 }

@@ -80,6 +80,8 @@ pub struct ArmKinematics {
     pub continuous: [bool; DOF],
     /// Home joint pose (rad).
     pub home: Joints,
+    /// Pose out of the other arm's way (rad), when the description has one.
+    pub aside: Option<Joints>,
     /// Link capsule geometry.
     pub links: Vec<LinkDescription>,
     /// `skip[i][j]`: links i and j are never checked against each other.
@@ -120,6 +122,7 @@ impl ArmKinematics {
             upper,
             continuous,
             home: arm.home_deg.map(f32::to_radians),
+            aside: arm.aside_deg.map(|a| a.map(f32::to_radians)),
             links: description.chain.links.clone(),
             skip: skip_matrix(description),
         }

@@ -127,6 +127,11 @@ pub struct ArmDescription {
     pub mount_rpy_deg: [f32; 3],
     /// Home joint pose (degrees).
     pub home_deg: [f32; DOF],
+    /// Pose the arm steps aside to when the other arm must reach across where it rests
+    /// (degrees): folded back beside the torso, clear of the table. Without one, an idle
+    /// arm stays where it rests.
+    #[serde(default)]
+    pub aside_deg: Option<[f32; DOF]>,
 }
 
 /// The two arms.
@@ -307,14 +312,18 @@ impl RobotDescription {
             if !finite {
                 return Err(format!("arms.{side} mount has a non-finite value"));
             }
-            for (i, (h, j)) in arm.home_deg.iter().zip(joints).enumerate() {
-                if !(*h >= j.min_deg && *h <= j.max_deg) {
-                    return Err(format!(
-                        "arms.{side}.home_deg joint {} = {h} outside [{}, {}]",
-                        i + 1,
-                        j.min_deg,
-                        j.max_deg
-                    ));
+            let poses = std::iter::once(("home_deg", &arm.home_deg))
+                .chain(arm.aside_deg.as_ref().map(|a| ("aside_deg", a)));
+            for (pose, degrees) in poses {
+                for (i, (h, j)) in degrees.iter().zip(joints).enumerate() {
+                    if !(*h >= j.min_deg && *h <= j.max_deg) {
+                        return Err(format!(
+                            "arms.{side}.{pose} joint {} = {h} outside [{}, {}]",
+                            i + 1,
+                            j.min_deg,
+                            j.max_deg
+                        ));
+                    }
                 }
             }
         }

@@ -83,6 +83,11 @@ impl Robot {
         self.arm(side).home
     }
 
+    /// Pose `side` steps aside to when the other arm reaches across, if it has one.
+    pub fn aside(&self, side: Side) -> Option<Joints> {
+        self.arm(side).aside
+    }
+
     /// Nearest pair among robot parts for both arms' joints: non-adjacent links of one arm,
     /// the two arms against each other, and arm links against the torso.
     pub fn self_clearance(&self, q_left: &Joints, q_right: &Joints) -> SelfClearance {
