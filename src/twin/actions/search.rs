@@ -75,8 +75,8 @@ pub struct SearchOutcome {
     pub causes: Vec<Cause>,
     /// The arms with a feasible variant of the first step, cheapest first.
     pub first_step_arms: Vec<Side>,
-    /// Whether a step stopped at fewer detours than it might have found.
-    pub detours_cut_short: bool,
+    /// Whether a step before the last stopped short of simulating all its variants.
+    pub cut_short: bool,
 }
 
 #[derive(Clone)]
@@ -134,31 +134,48 @@ pub fn variants_for(
     Ok(list)
 }
 
-/// Searches the steps as a whole from `start`, simulating every variant of each
+/// How many feasible variants a step looks for before it stops simulating more.
+#[derive(Debug, Clone, Copy)]
+struct Breadth {
+    /// Per partial plan and arm, with straight paths (or turned hands).
+    straight: usize,
+    /// Per step, with joint-space detours (costly).
+    detours: usize,
+}
+
+/// Searches the steps as a whole from `start`, simulating the variants of each
 /// surviving partial plan (in parallel) and keeping the best `beam` after each step.
-/// A step that needs joint-space detours first keeps only the first detour that works
-/// (they are costly); when a later step then has no way on, the search runs again
-/// keeping up to `beam` of them.
+/// First each step stops at the first few variants that work (`ENOUGH`, and one detour);
+/// when a later step then has no way on, the search runs again simulating them all
+/// (keeping up to `beam` detours).
 pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize) -> SearchOutcome {
-    let quick = search_keeping(robot, start.clone(), steps, beam, 1);
-    if quick.plan.is_ok() || !quick.detours_cut_short {
-        return quick;
+    let quick = Breadth {
+        straight: ENOUGH,
+        detours: 1,
+    };
+    let first = search_with(robot, start.clone(), steps, beam, quick);
+    if first.plan.is_ok() || !first.cut_short {
+        return first;
     }
-    let mut wide = search_keeping(robot, start, steps, beam, beam);
-    wide.tried += quick.tried;
-    wide.feasible += quick.feasible;
+    let all = Breadth {
+        straight: usize::MAX,
+        detours: beam.max(1),
+    };
+    let mut wide = search_with(robot, start, steps, beam, all);
+    wide.tried += first.tried;
+    wide.feasible += first.feasible;
     wide
 }
 
-/// [`search`] keeping up to `detours_kept` detours per step.
-fn search_keeping(
+/// [`search`] at one breadth.
+fn search_with(
     robot: &Robot,
     start: PlanState,
     steps: &[Elementary],
     beam: usize,
-    detours_kept: usize,
+    breadth: Breadth,
 ) -> SearchOutcome {
-    let mut detours_cut_short = false;
+    let mut cut_short = false;
     let mut beam_nodes = vec![Node {
         state: start,
         steps: Vec::new(),
@@ -182,11 +199,15 @@ fn search_keeping(
         // variant by variant in order, until the beam is full.
         let t0 = std::time::Instant::now();
         let mut effort = "straight";
-        let mut results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Off);
+        let later = k + 1 < steps.len();
+        let in_order =
+            |detours| simulate_in_order(robot, &beam_nodes, step, &jobs, detours, breadth);
+        let (mut results, mut stopped) = in_order(Detours::Off);
         if results.iter().all(|(_, _, r)| r.is_err()) && turns_may_help(step) {
             effort = "turned";
-            results = simulate_in_order(robot, &beam_nodes, step, &jobs, Detours::Turns);
+            (results, stopped) = in_order(Detours::Turns);
         }
+        cut_short |= stopped && later;
         if needs_motion(step) {
             for (level, (detours, aside)) in EFFORTS.into_iter().enumerate() {
                 if results.iter().any(|(_, _, r)| r.is_ok()) {
@@ -194,14 +215,14 @@ fn search_keeping(
                 }
                 effort = EFFORT_NAMES[level];
                 let enough = if detours == Detours::On {
-                    detours_kept.max(1)
+                    breadth.detours.max(1)
                 } else {
                     beam.max(1)
                 };
                 let mut found = 0;
                 for (i, v, r) in results.iter_mut() {
                     if found >= enough {
-                        detours_cut_short |= detours == Detours::On && k + 1 < steps.len();
+                        cut_short |= later;
                         break;
                     }
                     let Err(cause) = r else { continue };
@@ -272,7 +293,7 @@ fn search_keeping(
                 feasible,
                 causes,
                 first_step_arms,
-                detours_cut_short,
+                cut_short,
             };
         }
         beam_nodes = keep_both_arms(children, beam.max(1));
@@ -289,7 +310,7 @@ fn search_keeping(
         feasible,
         causes,
         first_step_arms,
-        detours_cut_short,
+        cut_short,
     }
 }
 
@@ -302,14 +323,16 @@ type Job = (usize, Variant);
 type Outcome = (usize, Variant, Result<Simulated, Cause>);
 
 /// Simulates the jobs at one level of effort, in order within each partial plan and arm
-/// (those in parallel), until `ENOUGH` of each are feasible; the rest are not simulated.
+/// (those in parallel), until `breadth.straight` of each are feasible; the rest are not
+/// simulated. Also says whether any were left.
 fn simulate_in_order(
     robot: &Robot,
     nodes: &[Node],
     step: &Elementary,
     jobs: &[Job],
     detours: Detours,
-) -> Vec<Outcome> {
+    breadth: Breadth,
+) -> (Vec<Outcome>, bool) {
     let mut groups: Vec<Vec<Job>> = Vec::new();
     for &(i, v) in jobs {
         match groups
@@ -320,13 +343,13 @@ fn simulate_in_order(
             None => groups.push(vec![(i, v)]),
         }
     }
-    groups
+    let outcomes: Vec<Outcome> = groups
         .par_iter()
         .map(|group| {
             let mut out = Vec::new();
             let mut feasible = 0;
             for &(i, v) in group {
-                if feasible >= ENOUGH {
+                if feasible >= breadth.straight {
                     break;
                 }
                 let r = simulate_with(robot, &nodes[i].state, step, &v, detours);
@@ -338,7 +361,9 @@ fn simulate_in_order(
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
-        .collect()
+        .collect();
+    let left = outcomes.len() < jobs.len();
+    (outcomes, left)
 }
 
 /// The first feasible variant of one step from `state`, planned as the search plans it

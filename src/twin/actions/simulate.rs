@@ -336,7 +336,7 @@ pub fn simulate_aside(
     detours: Detours,
     cause: &Cause,
 ) -> Result<Simulated, Cause> {
-    let Some(idle) = idle_arm_in_the_way(robot, state, step, v, cause) else {
+    let Some(idle) = idle_arm_in_the_way(robot, state, step, v, detours, cause) else {
         return Err(cause.clone());
     };
     let Some((aside, moved)) = step_aside(robot, state, idle, detours) else {
@@ -349,13 +349,14 @@ pub fn simulate_aside(
 }
 
 /// The arm that does not act in `step`, when it is empty, where it rests, has somewhere
-/// to step aside to, and the acting arm's failure is one that moving it may cure: it
-/// was hit, or a detour around it ran short.
+/// to step aside to, and the acting arm's failure is one that moving it may cure: the
+/// idle arm was hit first on a straight path, or a detour ran short of free space.
 fn idle_arm_in_the_way(
     robot: &Robot,
     state: &PlanState,
     step: &Elementary,
     v: &Variant,
+    detours: Detours,
     cause: &Cause,
 ) -> Option<Side> {
     let acting = match *step {
@@ -368,10 +369,11 @@ fn idle_arm_in_the_way(
         Elementary::Gaze(_) | Elementary::Pose => return None,
     };
     let idle = acting.other();
-    let curable = matches!(
-        cause,
-        Cause::SelfCollision(_) | Cause::Collision(_) | Cause::OutOfReach(_)
-    );
+    let curable = match cause {
+        Cause::SelfCollision(_) => true,
+        Cause::Collision(_) | Cause::OutOfReach(_) => detours == Detours::On,
+        _ => false,
+    };
     let holds = state.holding.is_some_and(|h| h.arm == idle);
     let aside = robot.aside(idle)?;
     let resting = same_joints(&state.joints[index(idle)], &robot.home(idle))
@@ -1015,16 +1017,21 @@ fn other_hand_takes(
         object,
         arm: Some(side),
     };
-    let mut first = None;
-    for v in get_variants(&state.world, robot, object, &[side]) {
-        match simulate_with(robot, &there, &step, &v, Detours::Off) {
+    let variants = get_variants(&state.world, robot, object, &[side]);
+    let mut causes = Vec::new();
+    for v in &variants {
+        match simulate_with(robot, &there, &step, v, Detours::Off) {
             Ok(_) => return Ok(()),
-            Err(c) => {
-                first.get_or_insert(c);
-            }
+            Err(c) => causes.push(c),
         }
     }
-    Err(first.unwrap_or(Cause::NoSpot))
+    // As the search goes on: with the resting arm stepped aside.
+    for (v, c) in variants.iter().zip(&causes) {
+        if simulate_aside(robot, &there, &step, v, Detours::Off, c).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(causes.into_iter().next().unwrap_or(Cause::NoSpot))
 }
 
 /// Where a joint-space detour ends.
