@@ -1,5 +1,6 @@
 //! Every trajectory the planner benchmark produces stays within the joint limits and
-//! keeps the configured clearance at every sample (on a few random tables).
+//! keeps the configured clearances at every sample (on a few random tables), and every
+//! object the robot reaches in the shipped scenes goes to both people.
 
 use attentive::twin::actions::simulate::motion_options;
 use attentive::twin::kinds::KindCatalog;
@@ -9,7 +10,8 @@ use attentive::twin::Twin;
 #[test]
 fn every_sample_of_every_benchmark_trajectory_is_within_limits_and_clear() {
     let kinds = KindCatalog::load_shipped().expect("kinds");
-    let min = motion_options().min_clearance;
+    let options = motion_options();
+    let (min, min_self) = (options.min_clearance, options.min_self_clearance);
     let mut motions = 0;
     for seed in [3, 5] {
         let world = random_table(seed, &kinds).expect("valid table");
@@ -33,6 +35,13 @@ fn every_sample_of_every_benchmark_trajectory_is_within_limits_and_clear() {
                     m.min_clearance,
                     m.nearest_obstacle
                 );
+                assert!(
+                    m.min_self_clearance >= min_self,
+                    "table {seed} {} {}: the arms come {} m close",
+                    c.object,
+                    c.person,
+                    m.min_self_clearance
+                );
                 for s in &m.samples {
                     assert!(arm.limit_violation(&s.q, 1e-4).is_none());
                 }
@@ -40,4 +49,25 @@ fn every_sample_of_every_benchmark_trajectory_is_within_limits_and_clear() {
         }
     }
     assert!(motions > 0);
+}
+
+#[test]
+fn every_object_the_robot_reaches_in_the_shipped_scenes_goes_to_both_people() {
+    for scene in ["softdrinks", "coffee", "dinner"] {
+        let twin = Twin::load(scene).expect("shipped scene");
+        let cases = run_world(0, &twin.world);
+        // Two actions to each of two people for at least four objects: not a vacuous pass.
+        assert!(cases.len() >= 16, "{scene}: {} cases", cases.len());
+        let refused: Vec<String> = cases
+            .iter()
+            .filter(|c| !c.report.ok)
+            .map(|c| {
+                format!(
+                    "{:?} {} -> {}: {}",
+                    c.action, c.object, c.person, c.report.text
+                )
+            })
+            .collect();
+        assert!(refused.is_empty(), "{scene}: {refused:#?}");
+    }
 }

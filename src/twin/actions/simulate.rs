@@ -1043,36 +1043,50 @@ enum Goal {
     Joints(Joints),
 }
 
-/// Joint-space goals for a hand pose: the IK solution nearest the current joints, then
-/// solutions from other seeds (another elbow or wrist posture may be the free one).
-fn ik_goals(robot: &Robot, state: &PlanState, side: Side, target: &IkTarget) -> Vec<Joints> {
+/// IK seeds tried for a detour's goal besides the current joints, and how far (rad) each
+/// strays from them per joint: first postures near the current one (the arm gets home
+/// from them the way it came), then far ones, because an arm over a tall box or around a
+/// bottle is often in a posture far from where it is (elbow high, wrist turned).
+const GOAL_SEEDS: [(usize, f32); 2] = [(5, 1.5), (25, 3.0)];
+
+/// Joint-space goals for a hand pose, solved as they are asked for: the IK solution
+/// nearest the current joints, then solutions from other seeds (another elbow or wrist
+/// posture may be the free one), each distinct from those before.
+fn ik_goals<'a>(
+    robot: &'a Robot,
+    state: &PlanState,
+    side: Side,
+    target: &'a IkTarget,
+) -> impl Iterator<Item = Joints> + 'a {
     use crate::twin::kinematics::{IkOptions, Lcg};
     let arm = robot.arm(side);
     let here = state.joints[index(side)];
-    let mut goals: Vec<Joints> = Vec::new();
-    let push = |q: Joints, goals: &mut Vec<Joints>| {
-        if goals.iter().all(|g| !same_joints_within(g, &q, 0.2)) {
-            goals.push(q);
-        }
-    };
-    if let Ok(sol) = arm.solve_ik(target, &here, &IkOptions::default()) {
-        push(sol.q, &mut goals);
-    }
     let single = IkOptions {
         restarts: 0,
         ..IkOptions::default()
     };
     let mut rng = Lcg::new(0x1C_5EED);
-    for _ in 0..5 {
+    let spreads = GOAL_SEEDS
+        .into_iter()
+        .flat_map(|(count, spread)| std::iter::repeat_n(spread, count));
+    let others = spreads.map(move |spread| {
         let mut seed = here;
         for (j, q) in seed.iter_mut().enumerate() {
-            *q = (*q + rng.range(-1.5, 1.5)).clamp(arm.lower[j], arm.upper[j]);
+            *q = (*q + rng.range(-spread, spread)).clamp(arm.lower[j], arm.upper[j]);
         }
-        if let Ok(sol) = arm.solve_ik(target, &seed, &single) {
-            push(sol.q, &mut goals);
-        }
-    }
-    goals
+        (seed, single)
+    });
+    let mut seen: Vec<Joints> = Vec::new();
+    std::iter::once((here, IkOptions::default()))
+        .chain(others)
+        .filter_map(move |(seed, options)| arm.solve_ik(target, &seed, &options).ok())
+        .filter_map(move |sol| {
+            let fresh = seen.iter().all(|g| !same_joints_within(g, &sol.q, 0.2));
+            fresh.then(|| {
+                seen.push(sol.q);
+                sol.q
+            })
+        })
 }
 
 fn same_joints_within(a: &Joints, b: &Joints, tolerance: f32) -> bool {
@@ -1098,11 +1112,24 @@ fn detour(
     tail: Tail<'_>,
 ) -> Option<(Motion, Option<Motion>)> {
     use crate::twin::kinematics::{request_seed, JointPlanOptions, JointRequest};
-    let goals = match goal {
-        Goal::Pose(target) => ik_goals(robot, state, side, target),
-        Goal::Joints(q) => vec![*q],
+    let goals: Box<dyn Iterator<Item = Joints>> = match goal {
+        Goal::Pose(target) => Box::new(ik_goals(robot, state, side, target)),
+        Goal::Joints(q) => Box::new(std::iter::once(*q)),
     };
     for goal in goals {
+        let request = JointRequest {
+            side,
+            start: state.joints[index(side)],
+            goal,
+            other_arm: state.joints[index(side.other())],
+            attached: carried.cloned(),
+            exclude: Vec::new(),
+        };
+        // A goal in contact is refused before its final approach is simulated.
+        if let Err(v) = robot.joint_goal_free(&request, obstacles, &motion_options()) {
+            tracing::trace!(label, violation = ?v, "the detour's goal is not free");
+            continue;
+        }
         let then = match tail {
             Some((waypoints, attached)) => {
                 let mut there = state.clone();
@@ -1123,14 +1150,6 @@ fn detour(
                 }
             }
             None => None,
-        };
-        let request = JointRequest {
-            side,
-            start: state.joints[index(side)],
-            goal,
-            other_arm: state.joints[index(side.other())],
-            attached: carried.cloned(),
-            exclude: Vec::new(),
         };
         let options = JointPlanOptions {
             seed: request_seed(label, &request),

@@ -112,7 +112,62 @@ pub fn request_seed(label: &str, request: &JointRequest) -> u64 {
     h
 }
 
+/// What every joint pose of a request is checked with.
+struct JointChecks {
+    other_caps: Vec<super::collision::Capsule>,
+    checked: MotionRequest,
+    exclude: Vec<String>,
+}
+
+impl JointChecks {
+    fn of(robot: &Robot, request: &JointRequest) -> Self {
+        let mut exclude = request.exclude.clone();
+        if let Some(a) = &request.attached {
+            exclude.push(a.name.clone());
+        }
+        Self {
+            other_caps: robot.arm(request.side.other()).capsules(&request.other_arm),
+            checked: MotionRequest {
+                side: request.side,
+                start: request.start,
+                other_arm: request.other_arm,
+                waypoints: Vec::new(),
+                attached: request.attached.clone(),
+                exclude: Vec::new(),
+            },
+            exclude,
+        }
+    }
+}
+
 impl Robot {
+    /// Whether a request's goal is free, as [`Robot::plan_joint_motion`] checks it first
+    /// (cheap: one pose, no search).
+    pub fn joint_goal_free(
+        &self,
+        request: &JointRequest,
+        obstacles: &dyn Obstacles,
+        motion: &MotionOptions,
+    ) -> Result<(), Violation> {
+        let JointChecks {
+            other_caps,
+            checked,
+            exclude,
+        } = JointChecks::of(self, request);
+        let contacts =
+            self.start_contacts(request.side, &request.start, obstacles, &exclude, motion);
+        let ignored = (&exclude[..], &contacts[..]);
+        self.check_sample(
+            &checked,
+            &request.goal,
+            &other_caps,
+            obstacles,
+            ignored,
+            motion,
+            &mut Margins::new(),
+        )
+    }
+
     /// Plans, smooths and times a joint-space motion around the obstacles.
     pub fn plan_joint_motion(
         &self,
@@ -122,19 +177,11 @@ impl Robot {
         options: &JointPlanOptions,
     ) -> Result<Motion, JointPlanError> {
         let arm = self.arm(request.side);
-        let other_caps = self.arm(request.side.other()).capsules(&request.other_arm);
-        let checked = MotionRequest {
-            side: request.side,
-            start: request.start,
-            other_arm: request.other_arm,
-            waypoints: Vec::new(),
-            attached: request.attached.clone(),
-            exclude: Vec::new(),
-        };
-        let mut exclude = request.exclude.clone();
-        if let Some(a) = &request.attached {
-            exclude.push(a.name.clone());
-        }
+        let JointChecks {
+            other_caps,
+            checked,
+            exclude,
+        } = JointChecks::of(self, request);
         let searching = MotionOptions {
             min_clearance: motion.min_clearance + options.search_margin,
             min_self_clearance: motion.min_self_clearance + 0.5 * options.search_margin,
