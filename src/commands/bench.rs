@@ -42,6 +42,10 @@ fn planner(
         let table = seed.wrapping_add(k);
         let world = planner_bench::random_table(table, &kinds)
             .with_context(|| format!("random table {table}"))?;
+        // Without a robot model nothing is reachable: say why rather than count 0 cases.
+        if let Err(e) = &attentive::twin::Twin::from_world(world.clone()).robot {
+            anyhow::bail!("random table {table}: no robot model: {e}");
+        }
         let results = pool.install(|| planner_bench::run_world(table, &world));
         for c in &results {
             if json_output {
