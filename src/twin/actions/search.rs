@@ -209,12 +209,12 @@ fn search_with(
         }
         cut_short |= stopped && later;
         if needs_motion(step) {
-            for (level, (detours, aside)) in EFFORTS.into_iter().enumerate() {
+            for level in EFFORTS {
                 if results.iter().any(|(_, _, r)| r.is_ok()) {
                     break;
                 }
-                effort = EFFORT_NAMES[level];
-                let enough = if detours == Detours::On {
+                effort = level.name;
+                let enough = if level.detours == Detours::On {
                     breadth.detours.max(1)
                 } else {
                     beam.max(1)
@@ -229,14 +229,9 @@ fn search_with(
                     if !detour_may_help(cause) {
                         continue;
                     }
-                    let state = &beam_nodes[*i].state;
-                    let retry = if aside {
-                        simulate_aside(robot, state, step, v, detours, cause)
-                    } else {
-                        simulate_with(robot, state, step, v, detours)
-                    };
+                    let retry = level.retry(robot, &beam_nodes[*i].state, step, v, cause);
                     // With the idle arm aside, what still stops it is the truer cause.
-                    if retry.is_ok() || aside {
+                    if retry.is_ok() || level.aside {
                         found += usize::from(retry.is_ok());
                         *r = retry;
                     }
@@ -386,19 +381,14 @@ pub fn first_feasible(
             Err(c) => causes.push(c),
         }
     }
-    for (effort, aside) in EFFORTS {
+    for level in EFFORTS {
         for (v, c) in variants.iter().zip(causes.iter_mut()) {
             if !detour_may_help(c) {
                 continue;
             }
-            let retry = if aside {
-                simulate_aside(robot, state, step, v, effort, c)
-            } else {
-                simulate_with(robot, state, step, v, effort)
-            };
-            match retry {
+            match level.retry(robot, state, step, v, c) {
                 Ok(sim) => return Ok((*v, sim)),
-                Err(truer) if aside => *c = truer,
+                Err(truer) if level.aside => *c = truer,
                 Err(_) => {}
             }
         }
@@ -460,17 +450,55 @@ fn detour_may_help(cause: &Cause) -> bool {
     )
 }
 
+/// One level of effort after straight paths (and turned hands) failed.
+#[derive(Debug, Clone, Copy)]
+struct Effort {
+    /// How hard each variant is tried.
+    detours: Detours,
+    /// Whether the idle arm first steps aside.
+    aside: bool,
+    /// How the log names it.
+    name: &'static str,
+}
+
+impl Effort {
+    /// Tries a variant that failed with `cause` again at this level.
+    fn retry(
+        self,
+        robot: &Robot,
+        state: &PlanState,
+        step: &Elementary,
+        v: &Variant,
+        cause: &Cause,
+    ) -> Result<Simulated, Cause> {
+        if self.aside {
+            simulate_aside(robot, state, step, v, self.detours, cause)
+        } else {
+            simulate_with(robot, state, step, v, self.detours)
+        }
+    }
+}
+
 /// The efforts tried, in order, after straight paths (and turned hands) failed: the idle
 /// arm aside with straight paths, joint-space detours in place, then detours with the
 /// idle arm aside. Each level only where every earlier one failed.
-const EFFORTS: [(Detours, bool); 3] = [
-    (Detours::Turns, true),
-    (Detours::On, false),
-    (Detours::On, true),
+const EFFORTS: [Effort; 3] = [
+    Effort {
+        detours: Detours::Turns,
+        aside: true,
+        name: "aside",
+    },
+    Effort {
+        detours: Detours::On,
+        aside: false,
+        name: "detours",
+    },
+    Effort {
+        detours: Detours::On,
+        aside: true,
+        name: "aside with detours",
+    },
 ];
-
-/// How the log names each of [`EFFORTS`].
-const EFFORT_NAMES: [&str; 3] = ["aside", "detours", "aside with detours"];
 
 /// Where an object stands on the table, if it does (the spot to put a poured source back).
 pub fn table_spot(state: &PlanState, object: crate::twin::ObjectId) -> Option<glam::Vec2> {

@@ -336,10 +336,11 @@ pub fn simulate_aside(
     detours: Detours,
     cause: &Cause,
 ) -> Result<Simulated, Cause> {
-    let Some(idle) = idle_arm_in_the_way(robot, state, step, v, detours, cause) else {
+    let obstacles = obstacles(&state.world);
+    let Some(idle) = idle_arm_in_the_way(robot, state, &obstacles, step, v, detours, cause) else {
         return Err(cause.clone());
     };
-    let Some((aside, moved)) = step_aside(robot, state, idle, detours) else {
+    let Some((aside, moved)) = step_aside(robot, state, &obstacles, idle, detours) else {
         return Err(cause.clone());
     };
     let mut done = simulate_with(robot, &moved, step, v, detours)?;
@@ -354,11 +355,20 @@ pub fn simulate_aside(
 fn idle_arm_in_the_way(
     robot: &Robot,
     state: &PlanState,
+    obstacles: &ObstacleSet,
     step: &Elementary,
     v: &Variant,
     detours: Detours,
     cause: &Cause,
 ) -> Option<Side> {
+    let curable = match cause {
+        Cause::SelfCollision(_) => true,
+        Cause::Collision(_) | Cause::OutOfReach(_) => detours == Detours::On,
+        _ => false,
+    };
+    if !curable {
+        return None;
+    }
     let acting = match *step {
         Elementary::Get { .. } | Elementary::Point(_) => v.arm,
         Elementary::PutAt { object, .. }
@@ -369,20 +379,15 @@ fn idle_arm_in_the_way(
         Elementary::Gaze(_) | Elementary::Pose => return None,
     };
     let idle = acting.other();
-    let curable = match cause {
-        Cause::SelfCollision(_) => true,
-        Cause::Collision(_) | Cause::OutOfReach(_) => detours == Detours::On,
-        _ => false,
-    };
-    let holds = state.holding.is_some_and(|h| h.arm == idle);
     let aside = robot.aside(idle)?;
-    let resting = same_joints(&state.joints[index(idle)], &robot.home(idle))
-        || same_joints(
-            &state.joints[index(idle)],
-            &resting_pose(robot, &obstacles(&state.world), idle),
-        );
-    (curable && !holds && resting && !same_joints(&state.joints[index(idle)], &aside))
-        .then_some(idle)
+    let here = &state.joints[index(idle)];
+    let holds = state.holding.is_some_and(|h| h.arm == idle);
+    // The resting pose is solved only when the cheaper checks leave it to decide.
+    let resting = || {
+        same_joints(here, &robot.home(idle))
+            || same_joints(here, &resting_pose(robot, obstacles, idle))
+    };
+    (!holds && !same_joints(here, &aside) && resting()).then_some(idle)
 }
 
 /// Moves the idle arm `side` to its aside pose: a joint move, or a detour around what
@@ -390,18 +395,18 @@ fn idle_arm_in_the_way(
 fn step_aside(
     robot: &Robot,
     state: &PlanState,
+    obstacles: &ObstacleSet,
     side: Side,
     detours: Detours,
 ) -> Option<(Motion, PlanState)> {
     let aside = robot.aside(side)?;
-    let obstacles = obstacles(&state.world);
-    let motion = match joint_move(robot, state, &obstacles, side, aside) {
+    let motion = match joint_move(robot, state, obstacles, side, aside) {
         Ok(m) => m,
         Err(_) if detours == Detours::On => {
             detour(
                 robot,
                 state,
-                &obstacles,
+                obstacles,
                 side,
                 &Goal::Joints(aside),
                 None,

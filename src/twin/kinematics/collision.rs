@@ -354,7 +354,7 @@ impl Obstacles for ObstacleSet {
         // The bound from the obstacle's sphere to the link's segment is much tighter than
         // from sphere to sphere for long links (an upper arm is 41 cm).
         let lower = |o: &Obstacle| {
-            point_segment_distance(o.bound_center, capsule.a, capsule.b)
+            segment_distance(o.bound_center, o.bound_center, capsule.a, capsule.b)
                 - o.bound_radius
                 - capsule.radius
         };
@@ -399,18 +399,6 @@ impl ObstacleSet {
             obstacle: name.to_string(),
         })
     }
-}
-
-/// Distance from point `p` to the segment `a`-`b`.
-fn point_segment_distance(p: Vec3, a: Vec3, b: Vec3) -> f32 {
-    let ab = b - a;
-    let len2 = ab.length_squared();
-    let t = if len2 > 1e-12 {
-        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (a + ab * t).distance(p)
 }
 
 impl ArmKinematics {
