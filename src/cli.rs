@@ -38,6 +38,8 @@ pub enum Command {
     Run(RunArgs),
     /// Speak TEXT with the configured speech engine and output device.
     Say(SayArgs),
+    /// What the understanding stage reads in turns: act, slots, the template that matched.
+    Understand(UnderstandArgs),
     /// Configuration commands.
     Config(ConfigArgs),
     /// Measurement commands (e.g. `bench planner --tables 40 --seed 1`).
@@ -116,6 +118,20 @@ pub struct ToolArgs {
     /// ws://127.0.0.1:9090) instead of in simulation; perception updates the scene first.
     #[arg(long, value_name = "URL")]
     pub robot: Option<String>,
+}
+
+/// Arguments of `attentive understand`.
+#[derive(Debug, Args)]
+pub struct UnderstandArgs {
+    /// Turns, each `Felix said to Daniel: ...` (or `Felix -> Daniel: ...`); earlier
+    /// ones give "it" its meaning in later ones. Without any, turns are read from stdin.
+    pub turns: Vec<String>,
+    /// Scene name under scenes/ or a path to a scene file.
+    #[arg(long, default_value = "softdrinks")]
+    pub scene: String,
+    /// The sentence file (default: prompts/understanding.toml).
+    #[arg(long, value_name = "FILE")]
+    pub sentences: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `attentive tools`.

@@ -16,6 +16,14 @@ pub enum Event {
         listener: String,
         text: String,
     },
+    /// What the understanding stage read in a turn: the act, its slots, and
+    /// the template or rule that matched.
+    Understood {
+        act: String,
+        slots: Value,
+        matched: String,
+        heard: String,
+    },
     /// The agent called a tool.
     ToolCall {
         name: String,

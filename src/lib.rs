@@ -14,5 +14,6 @@ pub mod llm;
 pub mod paths;
 pub mod robot;
 pub mod twin;
+pub mod understanding;
 pub mod voice;
 pub mod web;

@@ -14,9 +14,11 @@ use attentive::eval::run::{self, Runner};
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::ChatBackend;
 use attentive::twin::World;
+use attentive::understanding::Understanding;
 
 fn rules(world: &World) -> Result<Box<dyn ChatBackend>, String> {
-    Ok(Box::new(RulesBrain::new(world)))
+    let understanding = Understanding::shipped().map_err(|e| e.to_string())?;
+    Ok(Box::new(RulesBrain::new(world, understanding)))
 }
 
 fn runner() -> Runner<'static> {

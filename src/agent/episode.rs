@@ -19,6 +19,7 @@ use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
 use crate::twin::actions::{Executor, SimulationExecutor};
 use crate::twin::Twin;
+use crate::understanding::{Understanding, Utterance};
 
 /// Where events go: the terminal, a JSON log, or a test's vector.
 pub trait EventSink {
@@ -89,6 +90,8 @@ pub struct Agent {
     mouth: Option<(Arc<dyn Mouth>, Option<Duration>)>,
     /// Where actions run: the simulation, or a robot.
     executor: Box<dyn Executor>,
+    /// Reads each turn for the `understood` event (`None`: no reading).
+    understanding: Option<Understanding>,
 }
 
 /// What this turn has done so far, for the guards.
@@ -138,6 +141,7 @@ impl Agent {
             history: Vec::new(),
             mouth: None,
             executor: Box::new(SimulationExecutor),
+            understanding: None,
         }
     }
 
@@ -188,6 +192,39 @@ impl Agent {
         });
     }
 
+    /// Reads turns with this understanding stage (the `understood` event).
+    pub fn with_understanding(mut self, understanding: Understanding) -> Self {
+        self.understanding = Some(understanding);
+        self
+    }
+
+    /// Reads turns with the shipped sentences; a sentence file that does not
+    /// load is one warning in the log, and the agent runs without readings.
+    pub fn with_shipped_understanding(self) -> Self {
+        match Understanding::shipped() {
+            Ok(stage) => self.with_understanding(stage),
+            Err(error) => {
+                tracing::warn!("no understanding stage: {error}");
+                self
+            }
+        }
+    }
+
+    /// The reading of `turn`, the dialogue so far giving "it" its meaning.
+    fn understand(&self, turn: &Turn, twin: &Twin) -> Option<crate::understanding::Reading> {
+        let stage = self.understanding.as_ref()?;
+        let earlier: Vec<Turn> = self
+            .history
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::User { content } => Turn::parse(content).ok(),
+                _ => None,
+            })
+            .collect();
+        let earlier: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
+        Some(stage.read_in_dialogue(&twin.world, &earlier, &turn.utterance()))
+    }
+
     /// Handles one human turn against the twin, emitting events as it goes.
     pub async fn handle_turn(
         &mut self,
@@ -215,6 +252,14 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnReport {
         let turn_start = self.history.len();
+        if let Some(reading) = self.understand(turn, twin) {
+            events.emit(Event::Understood {
+                act: reading.act.as_str().to_string(),
+                slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
+                matched: reading.matched,
+                heard: reading.heard,
+            });
+        }
         self.history.push(ChatMessage::User {
             content: turn.to_string(),
         });

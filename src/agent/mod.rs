@@ -3,10 +3,12 @@
 
 pub mod character;
 pub mod episode;
-pub mod grounding;
 pub mod tools;
 pub mod turn;
 pub mod voice;
+
+/// Name grounding lives in the twin (the understanding stage uses it too).
+pub use crate::twin::grounding;
 
 pub use character::Character;
 pub use episode::{Agent, EndReason, EventSink, TurnReport};

@@ -54,6 +54,17 @@ impl Turn {
     }
 }
 
+impl Turn {
+    /// The turn as the understanding stage reads it.
+    pub fn utterance(&self) -> crate::understanding::Utterance<'_> {
+        crate::understanding::Utterance {
+            speaker: &self.speaker,
+            listener: &self.listener,
+            text: &self.text,
+        }
+    }
+}
+
 impl fmt::Display for Turn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -15,6 +15,7 @@ mod run;
 mod say;
 mod sim;
 mod tool;
+mod understand;
 
 /// Runs the chosen subcommand.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -47,6 +48,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         },
+        Command::Understand(args) => understand::run(&args, cli.json),
         Command::Eval(args) => eval::run(&args, cli.json, config),
         Command::Run(args) => run::run(&args, cli.json, config),
         Command::Bench(args) => bench::run(&args, cli.json),

@@ -16,6 +16,7 @@ use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::llm::{ChatBackend, OpenAiCompatible};
 use attentive::twin::Twin;
+use attentive::understanding::Understanding;
 
 use crate::cli::SimArgs;
 
@@ -69,6 +70,12 @@ impl EventSink for Printer {
                     self.paint("31", &format!("  robot {name} failed: {detail}"))
                 }
             }
+            Event::Understood {
+                act,
+                slots,
+                matched,
+                ..
+            } => self.paint("2", &format!("  (understood {act} {slots}; {matched})")),
             Event::ToolCall { name, result, .. } => {
                 self.paint("2", &format!("  [{name}] {result}"))
             }
@@ -133,7 +140,7 @@ pub fn build_backend(
             let path = responses.context("the scripted brain needs --responses FILE")?;
             Box::new(ScriptedBrain::load(path)?)
         }
-        "rules" => Box::new(RulesBrain::new(world)),
+        "rules" => Box::new(RulesBrain::new(world, Understanding::shipped()?)),
         other => bail!("unknown brain '{other}': use llm, rules or scripted"),
     })
 }
@@ -196,7 +203,8 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         &twin.world.robot.name.clone(),
         settings.agent.clone(),
         settings.guards.clone(),
-    );
+    )
+    .with_shipped_understanding();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -123,7 +123,8 @@ pub async fn run(
         &robot_name,
         settings.agent.clone(),
         settings.guards.clone(),
-    );
+    )
+    .with_shipped_understanding();
 
     let listen = options
         .listen

@@ -383,7 +383,8 @@ impl Runner<'_> {
                 &episode.world.robot.name,
                 self.agent.clone(),
                 self.guards.clone(),
-            );
+            )
+            .with_shipped_understanding();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()

@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod geometry;
+pub mod grounding;
 pub mod hindrance;
 pub mod kinds;
 pub mod kinematics;

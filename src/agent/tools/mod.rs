@@ -87,6 +87,11 @@ pub const TOOLS: &[ToolDef] = &[
         args: &["object_name", "person_name"],
     },
     ToolDef {
+        name: "move_object_away_from_person",
+        category: ToolCategory::Action,
+        args: &["object_name", "person_name"],
+    },
+    ToolDef {
         name: "hand_object_over_to_person",
         category: ToolCategory::Action,
         args: &["object_name", "person_name"],
@@ -407,6 +412,10 @@ fn action_request(world: &World, name: &str, args: &Args) -> Result<ActionReques
             person: args.person(world, "person_name")?,
         },
         "move_object_to_person" => ActionRequest::MoveTo {
+            object: args.object(world, "object_name")?,
+            person: args.person(world, "person_name")?,
+        },
+        "move_object_away_from_person" => ActionRequest::MoveAway {
             object: args.object(world, "object_name")?,
             person: args.person(world, "person_name")?,
         },

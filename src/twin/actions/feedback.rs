@@ -104,6 +104,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
         | Elementary::Relay { object }
         | Elementary::Pass { object, .. }
         | Elementary::PutNear { object, .. }
+        | Elementary::PutAway { object, .. }
         | Elementary::PutAt { object, .. } => obj(object),
         Elementary::Pour { source, .. } => obj(source),
         _ => String::new(),
@@ -156,6 +157,22 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
                 )
             } else {
                 format!("I cannot put {} near {p}: {first}.", obj(object))
+            }
+        }
+        Elementary::PutAway { object, person } => {
+            let p = per(person);
+            if causes.is_empty() || causes.iter().all(|c| matches!(c, Cause::NoSpot)) {
+                format!(
+                    "There is no free spot on the table out of {p}'s reach where I could put {}.",
+                    obj(object)
+                )
+            } else if let Some(o) = blocker.filter(|_| !all_reach) {
+                format!(
+                    "I cannot move {} away from {p}: every way would hit {o}.",
+                    obj(object)
+                )
+            } else {
+                format!("I cannot move {} away from {p}: {first}.", obj(object))
             }
         }
         Elementary::Relay { object } => match blocker {

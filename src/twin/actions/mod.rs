@@ -50,6 +50,8 @@ pub enum ActionRequest {
     HandOver { object: ObjectId, person: PersonId },
     /// `move_object_to_person`: get, put near the person, pose.
     MoveTo { object: ObjectId, person: PersonId },
+    /// `move_object_away_from_person`: get, put out of the person's reach, pose.
+    MoveAway { object: ObjectId, person: PersonId },
     /// `pour_into`: get the source, pour into the target, put the source back, pose.
     Pour { source: ObjectId, target: ObjectId },
     /// `point_at_object_or_person`.
@@ -474,6 +476,11 @@ fn success_text(
             world.object(object).name,
             world.person(person).name
         ),
+        ActionRequest::MoveAway { object, person } => format!(
+            "You put {} on the table out of {}'s reach with your {arm} hand.",
+            world.object(object).name,
+            world.person(person).name
+        ),
         ActionRequest::Pour { source, target } => format!(
             "You poured {} from {} into {} with your {arm} hand and put {} back.",
             liquid.unwrap_or("it"),
@@ -503,6 +510,13 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
             vec![
                 Elementary::Get { object, arm: None },
                 Elementary::PutNear { object, person },
+                Elementary::Pose,
+            ]
+        }
+        ActionRequest::MoveAway { object, person } => {
+            vec![
+                Elementary::Get { object, arm: None },
+                Elementary::PutAway { object, person },
                 Elementary::Pose,
             ]
         }
@@ -564,7 +578,9 @@ pub fn preconditions(world: &World, robot: &Robot, request: &ActionRequest) -> R
             }
             Ok(())
         }
-        ActionRequest::MoveTo { object, .. } => takeable(object),
+        ActionRequest::MoveTo { object, .. } | ActionRequest::MoveAway { object, .. } => {
+            takeable(object)
+        }
         ActionRequest::Pour { source, target } => {
             let (s, t) = (world.object(source), world.object(target));
             if source == target {

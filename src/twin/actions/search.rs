@@ -10,8 +10,8 @@ use crate::twin::world::Placement;
 use super::feedback::Cause;
 use super::simulate::{simulate_aside, simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
-    get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_near,
-    put_variants, relay_spots, target_point, Elementary, Variant,
+    get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_away,
+    put_spots_near, put_variants, relay_spots, target_point, Elementary, Variant,
 };
 
 /// Partial plans kept after each step.
@@ -106,6 +106,11 @@ pub fn variants_for(
         Elementary::PutNear { object, person } => put_variants(
             held_arm()?,
             &put_spots_near(w, object, person),
+            w.table.height,
+        ),
+        Elementary::PutAway { object, person } => put_variants(
+            held_arm()?,
+            &put_spots_away(w, object, person),
             w.table.height,
         ),
         Elementary::Pass { person, .. } => {
@@ -432,7 +437,10 @@ fn keep_both_arms(sorted: Vec<Node>, beam: usize) -> Vec<Node> {
 fn turns_may_help(step: &Elementary) -> bool {
     matches!(
         step,
-        Elementary::PutAt { .. } | Elementary::PutNear { .. } | Elementary::Relay { .. }
+        Elementary::PutAt { .. }
+            | Elementary::PutNear { .. }
+            | Elementary::PutAway { .. }
+            | Elementary::Relay { .. }
     )
 }
 

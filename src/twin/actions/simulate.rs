@@ -373,6 +373,7 @@ fn idle_arm_in_the_way(
         Elementary::Get { .. } | Elementary::Point(_) => v.arm,
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
+        | Elementary::PutAway { object, .. }
         | Elementary::Relay { object }
         | Elementary::Pass { object, .. }
         | Elementary::Pour { source: object, .. } => holding_of(state, object).ok()?.arm,
@@ -595,6 +596,7 @@ pub fn simulate_with(
         }
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
+        | Elementary::PutAway { object, .. }
         | Elementary::Relay { object } => {
             let h = holding_of(state, object)?;
             let spot = v.point.ok_or(Cause::NoSpot)?;

@@ -29,6 +29,8 @@ pub enum Elementary {
     PutAt { object: ObjectId, spot: Vec2 },
     /// Put the held object on the table within a person's reach.
     PutNear { object: ObjectId, person: PersonId },
+    /// Put the held object on the table out of a person's reach.
+    PutAway { object: ObjectId, person: PersonId },
     /// Hand the held object over to a person.
     Pass { object: ObjectId, person: PersonId },
     /// Tilt the held source over a target container.
@@ -46,7 +48,9 @@ impl Elementary {
     pub fn name(&self) -> &'static str {
         match self {
             Elementary::Get { .. } => "get",
-            Elementary::PutAt { .. } | Elementary::PutNear { .. } => "put",
+            Elementary::PutAt { .. } | Elementary::PutNear { .. } | Elementary::PutAway { .. } => {
+                "put"
+            }
             Elementary::Relay { .. } => "relay",
             Elementary::Pass { .. } => "pass",
             Elementary::Pour { .. } => "pour",
@@ -366,6 +370,46 @@ pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<
     // Wider apart than hand-over points: a tall box blocks every spot just behind it.
     let mut out: Vec<Vec2> = Vec::new();
     for spot in reachable {
+        if out.len() >= MAX_CANDIDATES + 2 {
+            break;
+        }
+        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
+            out.push(spot);
+        }
+    }
+    out
+}
+
+/// Free spots on the table out of a person's reach that the robot may reach,
+/// nearest to the robot first (where it would keep a thing nobody should touch).
+pub fn put_spots_away(world: &World, object: ObjectId, person: PersonId) -> Vec<Vec2> {
+    let o = world.object(object);
+    let radius = o.shape().footprint_radius();
+    let grasp_z = world.table.height + o.kind.grasp_height;
+    let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
+    let step = 0.04;
+    let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
+    let mut probe = world.clone();
+    let mut all = Vec::new();
+    for ix in 0..=nx {
+        for iy in 0..=ny {
+            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
+            if !world.table.contains(spot, radius + 0.03)
+                || !spot_is_free(world, object, spot)
+                || !robot_may_reach(world, spot.extend(grasp_z))
+            {
+                continue;
+            }
+            probe.place_on_table(object, spot);
+            if !hindrance::reaches(&probe, person, object).reachable {
+                all.push(spot);
+            }
+        }
+    }
+    let robot = world.robot.position;
+    all.sort_by(|a, b| a.distance(robot).total_cmp(&b.distance(robot)));
+    let mut out: Vec<Vec2> = Vec::new();
+    for spot in all {
         if out.len() >= MAX_CANDIDATES + 2 {
             break;
         }

@@ -46,6 +46,21 @@ pub fn check(world: &World, request: &ActionRequest, liquid: Option<&str>) -> Re
                 Ok(())
             }
         }
+        ActionRequest::MoveAway { object, person } => {
+            let (o, p) = (&world.object(object).name, &world.person(person).name);
+            if !matches!(world.object(object).placement, Placement::OnTable { .. }) {
+                Err(format!(
+                    "Moving {o} away did not work out: {}.",
+                    whereabouts(world, object)
+                ))
+            } else if hindrance::reaches(world, person, object).reachable {
+                Err(format!(
+                    "Moving {o} away did not work out: {p} can still reach it."
+                ))
+            } else {
+                Ok(())
+            }
+        }
         ActionRequest::Pour { source, target } => {
             let t = world.object(target);
             match (liquid, t.contains.as_deref()) {

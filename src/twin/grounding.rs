@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::twin::{ObjectId, PersonId, World};
+use super::{ObjectId, PersonId, World};
 
 /// Words that carry no meaning for grounding.
 const FILLER_WORDS: &[&str] = &[

@@ -1,0 +1,67 @@
+//! `attentive understand`: what the understanding stage reads in turns, for
+//! people writing sentences.
+
+use std::io::BufRead;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use attentive::agent::Turn;
+use attentive::twin::scene;
+use attentive::understanding::{Grammar, Understanding, Utterance};
+
+use crate::cli::UnderstandArgs;
+
+/// Reads each turn (the earlier ones as its dialogue) and prints the reading.
+pub fn run(args: &UnderstandArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let world = scene::load(&args.scene)?;
+    let stage = match &args.sentences {
+        Some(path) => Understanding::new(Grammar::load(path)?),
+        None => Understanding::shipped()?,
+    };
+    let lines: Vec<String> = if args.turns.is_empty() {
+        std::io::stdin()
+            .lock()
+            .lines()
+            .collect::<Result<_, _>>()
+            .context("reading turns from stdin")?
+    } else {
+        args.turns.clone()
+    };
+    let mut earlier: Vec<Turn> = Vec::new();
+    let mut failed = false;
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        let turn = match Turn::parse(line) {
+            Ok(turn) => turn,
+            Err(error) => {
+                eprintln!("{line:?}: {error}");
+                failed = true;
+                continue;
+            }
+        };
+        let before: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
+        let reading = stage.read_in_dialogue(&world, &before, &turn.utterance());
+        if json {
+            let event = serde_json::json!({
+                "type": "understood",
+                "turn": line,
+                "act": reading.act.as_str(),
+                "slots": reading.slots,
+                "matched": reading.matched,
+                "heard": reading.heard,
+            });
+            println!("{event}");
+        } else {
+            println!("{line}");
+            println!("  act:     {}", reading.act.as_str());
+            println!("  slots:   {}", serde_json::to_string(&reading.slots)?);
+            println!("  matched: {}", reading.matched);
+            println!("  heard:   {}", reading.heard);
+        }
+        earlier.push(turn);
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

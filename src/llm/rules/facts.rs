@@ -1,0 +1,179 @@
+//! What the rules brain learns from tool results (the same text an LLM reads),
+//! and how it words things.
+
+/// What `check_hindering_reasons` or `check_reach_object_for_robot` said.
+#[derive(Debug, Clone, Default)]
+pub struct Hindrance {
+    /// The object the check named.
+    pub object: Option<String>,
+    /// The person is busy.
+    pub busy: bool,
+    /// What hides the object from the person.
+    pub cannot_see: Option<String>,
+    /// The person cannot reach the object.
+    pub cannot_reach: bool,
+}
+
+impl Hindrance {
+    /// Reads a `check_hindering_reasons` result about `person`.
+    pub fn from_check(text: &str, person: &str) -> Self {
+        let object = text
+            .split(&format!("{person} can see "))
+            .nth(1)
+            .or_else(|| text.split(&format!("{person} cannot see ")).nth(1))
+            .map(name_at_start);
+        let cannot_see = text
+            .split("hidden behind ")
+            .nth(1)
+            .map(|rest| rest.split('.').next().unwrap_or(rest).to_string());
+        Self {
+            object,
+            busy: text.contains(&format!("{person} is busy")),
+            cannot_see,
+            cannot_reach: text.contains(&format!("{person} cannot reach")),
+        }
+    }
+
+    /// Reads a `check_reach_object_for_robot` result: the object only when the robot reaches it.
+    pub fn from_robot_check(text: &str) -> Self {
+        Self {
+            object: text.split(" can reach ").nth(1).map(name_at_start),
+            ..Self::default()
+        }
+    }
+
+    /// Whether anything keeps the person from doing it themselves.
+    pub fn hindered(&self) -> bool {
+        self.busy || self.cannot_see.is_some() || self.cannot_reach
+    }
+
+    /// "Daniel is busy and cannot reach the red glass".
+    pub fn explanation(&self, person: &str) -> String {
+        let thing = self.object.as_deref().map(natural).unwrap_or_default();
+        let mut reasons = Vec::new();
+        if self.busy {
+            reasons.push("is busy".to_string());
+        }
+        if let Some(occluder) = &self.cannot_see {
+            reasons.push(format!("cannot see {thing} behind the {}", bare(occluder)));
+        }
+        if self.cannot_reach {
+            reasons.push(if self.cannot_see.is_some() {
+                "cannot reach it".to_string()
+            } else {
+                format!("cannot reach {thing}")
+            });
+        }
+        format!("{person} {}", and_list(&reasons))
+    }
+}
+
+fn name_at_start(rest: &str) -> String {
+    rest.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// One object of a `get_objects` listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its name.
+    pub name: String,
+    /// Its liquid.
+    pub contains: Option<String>,
+    /// An empty drinking vessel.
+    pub empty: bool,
+    /// Who holds it.
+    pub held_by: Option<String>,
+}
+
+/// Reads `Objects: a (contains cola), b (empty, held by Felix), c.`.
+pub fn listing(text: &str) -> Vec<Listed> {
+    let body = text
+        .strip_prefix("Objects: ")
+        .unwrap_or(text)
+        .trim_end_matches('.');
+    let mut out = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        let name_end = rest.find([' ', ',']).unwrap_or(rest.len());
+        let name = rest[..name_end].to_string();
+        rest = &rest[name_end..];
+        let mut notes = "";
+        if let Some(inner) = rest.strip_prefix(" (") {
+            let close = inner.find(')').unwrap_or(inner.len());
+            notes = &inner[..close];
+            rest = inner.get(close + 1..).unwrap_or("");
+        }
+        rest = rest.trim_start_matches([',', ' ']);
+        let note = |prefix: &str| {
+            notes
+                .split(", ")
+                .find_map(|n| n.strip_prefix(prefix))
+                .map(str::to_string)
+        };
+        if !name.is_empty() {
+            out.push(Listed {
+                contains: note("contains "),
+                empty: notes.split(", ").any(|n| n == "empty"),
+                held_by: note("held by "),
+                name,
+            });
+        }
+    }
+    out
+}
+
+/// "red_glass" -> "the red glass".
+pub fn natural(name: &str) -> String {
+    format!("the {}", bare(name))
+}
+
+/// "red_glass" -> "red glass".
+pub fn bare(name: &str) -> String {
+    name.replace('_', " ")
+}
+
+/// "a, b and c".
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// "a, b or c".
+pub fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_read_back() {
+        let l = listing("Objects: cola_bottle (contains cola zero), red_glass (empty, held by Felix), box, smartphone (held by Daniel).");
+        assert_eq!(l.len(), 4);
+        assert_eq!(l[0].contains.as_deref(), Some("cola zero"));
+        assert!(l[1].empty && l[1].held_by.as_deref() == Some("Felix"));
+        assert_eq!(l[2].name, "box");
+        assert_eq!(l[3].held_by.as_deref(), Some("Daniel"));
+    }
+
+    #[test]
+    fn hindrances_read_back() {
+        let h = Hindrance::from_check("Felix is idle. Felix cannot see cola_zero_bottle: it is hidden behind box. Felix cannot reach cola_zero_bottle: it is 0.38 m beyond Felix's reach.", "Felix");
+        assert_eq!(h.object.as_deref(), Some("cola_zero_bottle"));
+        assert!(h.hindered() && h.cannot_reach && !h.busy);
+        assert_eq!(
+            h.explanation("Felix"),
+            "Felix cannot see the cola zero bottle behind the box and cannot reach it"
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! Requests: check who is hindered (or whether the robot reaches it, when
+//! asked), explain, act, and say why when it cannot.
+
+use serde_json::{json, Value};
+
+use super::facts::{and_list, listing, natural, or_list, Hindrance, Listed};
+use super::{call, Calls, RulesBrain, Situation};
+use crate::understanding::{Act, ObjectMention};
+
+/// Physical actions: a failed one is explained once, then the turn stops.
+const ACTIONS: [&str; 4] = [
+    "hand_object_over_to_person",
+    "move_object_to_person",
+    "move_object_away_from_person",
+    "pour_into",
+];
+
+impl RulesBrain {
+    /// Help with a request (give, move, move away, pour, the same but ...).
+    pub(super) fn request(&self, s: &Situation<'_>) -> Calls {
+        let Some(listed) = s.dialogue.find("get_objects").map(|d| listing(&d.result)) else {
+            return Some(vec![call("get_objects", json!({}))]);
+        };
+        let reading = &s.reading;
+        let mention = match reading.act {
+            Act::Pour => reading.slots.source.clone(),
+            Act::PourSame => self.same_drink(s),
+            _ => reading.slots.object.clone(),
+        };
+        let Some(mention) = mention else {
+            // "Fill my glass": with what?
+            let drinks = drinks(&listed);
+            return self.ask(s, format!("What would you like: {}?", or_list(&drinks)));
+        };
+        let object = match mention.candidates.as_slice() {
+            [] => {
+                let here: Vec<String> = listed.iter().map(|o| natural(&o.name)).collect();
+                return self.ask(
+                    s,
+                    format!(
+                        "Sorry, I see no {} on this table. There are {}.",
+                        mention.said.trim_start_matches("the "),
+                        and_list(&here)
+                    ),
+                );
+            }
+            [one] => one.clone(),
+            several => return self.ask(s, format!("Which one do you mean: {}?", or_list(several))),
+        };
+        let Some(recipient) = reading
+            .slots
+            .recipient
+            .as_ref()
+            .and_then(|r| r.name.clone())
+        else {
+            return self.ask(s, format!("Who should I bring {} to?", natural(&object)));
+        };
+        let hindrance = match self.checked(s, &object)? {
+            Ok(h) => h,
+            Err(calls) => return calls,
+        };
+        let plan = self.plan(s, &object, &recipient, &listed)?;
+        if let Some(failed) = s
+            .dialogue
+            .done
+            .iter()
+            .find(|d| ACTIONS.contains(&d.name.as_str()) && !d.result.starts_with("You "))
+        {
+            // Say why once, then stop.
+            if s.dialogue.done.iter().filter(|d| d.name == "speak").count() >= 2 {
+                return None;
+            }
+            return Some(vec![call(
+                "speak",
+                json!({"person_name": s.sender_or_all(), "text": format!("Sorry, I cannot help with that: {}", failed.result)}),
+            )]);
+        }
+        if !s.dialogue.spoke() {
+            let why = match (&s.receiver, s.robot_addressed) {
+                (Some(receiver), false) => hindrance.explanation(receiver),
+                _ => "You asked me".to_string(),
+            };
+            let offer = offer(reading.act, &object, &recipient, s.sender.as_deref());
+            return self.say(s, format!("{why}, so I will {offer}."));
+        }
+        plan.into_iter()
+            .find(|(name, args)| s.dialogue.find_with(name, args).is_none())
+            .map(|step| vec![step])
+    }
+
+    /// Asks the sender a question when it is the robot's business: it was
+    /// asked, or the listener is busy. Otherwise silence.
+    fn ask(&self, s: &Situation<'_>, question: String) -> Calls {
+        if !s.robot_addressed {
+            let receiver = s.receiver.clone()?;
+            let Some(check) = s.dialogue.find("is_person_busy_or_idle") else {
+                return Some(vec![call(
+                    "is_person_busy_or_idle",
+                    json!({"person_name": receiver}),
+                )]);
+            };
+            if !check.result.contains("is busy") {
+                return None;
+            }
+        }
+        self.say(s, question)
+    }
+
+    /// The check before helping: the listener's hindrance, or the robot's reach
+    /// when it was asked. `Ok` with what it found when help is due; `Err` with
+    /// the next calls (the check itself, or saying why not); `None` to stay out.
+    fn checked(&self, s: &Situation<'_>, object: &str) -> Option<Result<Hindrance, Calls>> {
+        match (&s.receiver, s.robot_addressed) {
+            (Some(receiver), false) => {
+                let args = json!({"person_name": receiver, "object_name": object});
+                let Some(check) = s.dialogue.find_with("check_hindering_reasons", &args) else {
+                    return Some(Err(Some(vec![call("check_hindering_reasons", args)])));
+                };
+                let hindrance = Hindrance::from_check(&check.result, receiver);
+                hindrance.hindered().then_some(Ok(hindrance))
+            }
+            _ => {
+                let args = json!({"object_name": object});
+                let Some(check) = s.dialogue.find_with("check_reach_object_for_robot", &args)
+                else {
+                    return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
+                };
+                if Hindrance::from_robot_check(&check.result).object.is_none() {
+                    let why = format!("Sorry, I cannot: {}", check.result);
+                    return Some(Err(self.say(s, why)));
+                }
+                Some(Ok(Hindrance::default()))
+            }
+        }
+    }
+
+    /// The tool calls that do what was asked.
+    fn plan(
+        &self,
+        s: &Situation<'_>,
+        object: &str,
+        recipient: &str,
+        listed: &[Listed],
+    ) -> Option<Vec<(String, Value)>> {
+        let give = |o: &str| {
+            call(
+                "hand_object_over_to_person",
+                json!({"object_name": o, "person_name": recipient}),
+            )
+        };
+        Some(match s.reading.act {
+            Act::Give => vec![give(object)],
+            Act::MoveTo => vec![call(
+                "move_object_to_person",
+                json!({"object_name": object, "person_name": recipient}),
+            )],
+            Act::MoveAway => {
+                let person = s
+                    .reading
+                    .slots
+                    .person
+                    .as_ref()
+                    .and_then(|p| p.name.clone())
+                    .unwrap_or_else(|| recipient.to_string());
+                vec![call(
+                    "move_object_away_from_person",
+                    json!({"object_name": object, "person_name": person}),
+                )]
+            }
+            Act::Pour | Act::PourSame => {
+                let (glass, fresh) = self.glass_for(s, recipient, listed)?;
+                let pour = call(
+                    "pour_into",
+                    json!({"source_container_name": object, "target_container_name": glass}),
+                );
+                if fresh {
+                    vec![pour, give(&glass)]
+                } else {
+                    vec![pour]
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The glass to pour into, and whether it must be handed over afterwards:
+    /// the one named; else the one the recipient holds; else the one handed to
+    /// them earlier; else an empty one nobody holds.
+    fn glass_for(
+        &self,
+        s: &Situation<'_>,
+        recipient: &str,
+        listed: &[Listed],
+    ) -> Option<(String, bool)> {
+        let entry = |name: &str| listed.iter().find(|o| o.name == name);
+        let held_by_recipient =
+            |name: &str| entry(name).is_some_and(|o| o.held_by.as_deref() == Some(recipient));
+        let target = s.reading.slots.target.as_ref();
+        let named: Vec<&String> = target
+            .map(|t| t.candidates.iter().collect())
+            .unwrap_or_default();
+        if let [one] = named.as_slice() {
+            return Some(((*one).clone(), !held_by_recipient(one)));
+        }
+        let pool: Vec<&Listed> = if named.is_empty() {
+            listed.iter().filter(|o| self.is_vessel(&o.name)).collect()
+        } else {
+            named.iter().filter_map(|n| entry(n)).collect()
+        };
+        if let Some(held) = pool
+            .iter()
+            .find(|o| o.held_by.as_deref() == Some(recipient))
+        {
+            return Some((held.name.clone(), false));
+        }
+        let handed = s.dialogue.done_before.iter().rev().find_map(|d| {
+            (d.name == "hand_object_over_to_person"
+                && d.result.starts_with("You ")
+                && d.args["person_name"] == recipient)
+                .then(|| d.args["object_name"].as_str().map(str::to_string))
+                .flatten()
+        });
+        if let Some(glass) = handed.filter(|g| pool.iter().any(|o| &o.name == g)) {
+            return Some((glass.clone(), !held_by_recipient(&glass)));
+        }
+        pool.iter()
+            .find(|o| o.empty && o.held_by.is_none())
+            .map(|o| (o.name.clone(), true))
+    }
+
+    fn is_vessel(&self, name: &str) -> bool {
+        self.world
+            .object_named(name)
+            .is_some_and(|id| self.world.object(id).kind.drinking_vessel)
+    }
+
+    /// "The same, but without sugar": the drink poured before, or its variant
+    /// that the filter admits and that shares the most words with it.
+    fn same_drink(&self, s: &Situation<'_>) -> Option<ObjectMention> {
+        let previous = s
+            .dialogue
+            .done_before
+            .iter()
+            .rev()
+            .find(|d| d.name == "pour_into" && d.result.starts_with("You "))
+            .and_then(|d| d.args["source_container_name"].as_str().map(str::to_string))?;
+        let words_of = |name: &str| -> Vec<String> {
+            self.world
+                .object_named(name)
+                .map(|id| {
+                    let o = self.world.object(id);
+                    let mut words = crate::twin::grounding::words(&o.name);
+                    words.extend(o.properties.iter().map(|p| p.to_lowercase()));
+                    words.extend(
+                        o.properties
+                            .iter()
+                            .flat_map(|p| crate::twin::grounding::words(p)),
+                    );
+                    words
+                })
+                .unwrap_or_default()
+        };
+        let chosen = match s.reading.slots.filter.as_deref() {
+            None => previous.clone(),
+            Some(filter) => {
+                let filter = self.understanding.grammar().filters.get(filter)?;
+                let before = words_of(&previous);
+                self.world
+                    .objects()
+                    .iter()
+                    .filter(|o| o.name != previous && o.contains.is_some())
+                    .filter(|o| filter.admits(&words_of(&o.name)))
+                    .max_by_key(|o| {
+                        words_of(&o.name)
+                            .iter()
+                            .filter(|w| before.contains(w))
+                            .count()
+                    })?
+                    .name
+                    .clone()
+            }
+        };
+        Some(ObjectMention {
+            said: "the same".into(),
+            candidates: vec![chosen],
+            owner: None,
+            referred: true,
+        })
+    }
+}
+
+/// The drinks of a listing, once each.
+pub(super) fn drinks(listed: &[Listed]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for liquid in listed.iter().filter_map(|o| o.contains.clone()) {
+        if !out.contains(&liquid) {
+            out.push(liquid);
+        }
+    }
+    out
+}
+
+/// "hand you the red glass", "pour Daniel some fanta".
+fn offer(act: Act, object: &str, recipient: &str, sender: Option<&str>) -> String {
+    let thing = natural(object);
+    let to_you = sender == Some(recipient);
+    let whom = if to_you {
+        "you".to_string()
+    } else {
+        recipient.to_string()
+    };
+    match act {
+        Act::Give if to_you => format!("hand you {thing}"),
+        Act::Give => format!("hand {thing} to {recipient}"),
+        Act::MoveTo => format!("put {thing} within reach of {whom}"),
+        Act::MoveAway => format!("move {thing} away"),
+        Act::Pour => format!("pour {whom} something from {thing}"),
+        _ => format!("fill a fresh glass for {whom} from {thing}"),
+    }
+}

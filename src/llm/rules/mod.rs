@@ -1,0 +1,171 @@
+//! The `rules` brain: a deterministic baseline with no LLM. It speaks the same
+//! `ChatBackend` trait and acts only through the agent's tools, so the loop,
+//! its checks, guards and events are the same as with an LLM. It is labelled
+//! as the rules baseline wherever it reports.
+//!
+//! Each call re-reads the dialogue: the understanding stage reads the last
+//! human turn (earlier turns give "it" its meaning), the tool results since
+//! then say what is known and done. For every reading it acts through the
+//! tools: requests are checked (the listener's hindrance, or the robot's
+//! reach when asked), explained and done; questions answered; wrong
+//! statements corrected; greetings, thanks and questions about itself
+//! answered. Addressed and not understood, it says so with an example; between
+//! people with nothing to fix, it stays silent.
+
+mod answer;
+mod dialogue;
+mod facts;
+mod help;
+
+use serde_json::{json, Value};
+
+use super::{AssistantReply, ChatBackend, ChatRequest, CompleteFuture, ToolCall, Usage};
+use crate::agent::Turn;
+use crate::twin::grounding::{self, Addressee, Grounding};
+use crate::twin::World;
+use crate::understanding::{Act, Reading, Understanding, Utterance};
+use dialogue::Dialogue;
+
+/// Tool calls for the next reply; `None` means stop.
+type Calls = Option<Vec<(String, Value)>>;
+
+/// The deterministic baseline brain.
+#[derive(Debug, Clone)]
+pub struct RulesBrain {
+    world: World,
+    understanding: Understanding,
+}
+
+/// One turn as the brain weighs it.
+struct Situation<'a> {
+    dialogue: &'a Dialogue,
+    reading: Reading,
+    /// The robot was addressed (or everyone, which includes it).
+    robot_addressed: bool,
+    /// The speaker's scene name, when known.
+    sender: Option<String>,
+    /// The listener, when a person.
+    receiver: Option<String>,
+}
+
+impl Situation<'_> {
+    /// Whom the robot speaks to: the sender, or everyone when unknown.
+    fn sender_or_all(&self) -> String {
+        self.sender.clone().unwrap_or_else(|| "All".into())
+    }
+}
+
+impl RulesBrain {
+    /// A rules brain for a scene, reading turns with the given understanding stage.
+    pub fn new(world: &World, understanding: Understanding) -> Self {
+        Self {
+            world: world.clone(),
+            understanding,
+        }
+    }
+
+    fn reply(&self, dialogue: &Dialogue) -> Vec<(String, Value)> {
+        let earlier: Vec<Utterance<'_>> = dialogue.earlier.iter().map(Turn::utterance).collect();
+        let turn = &dialogue.turn;
+        let reading = self
+            .understanding
+            .read_in_dialogue(&self.world, &earlier, &turn.utterance());
+        let addressee = grounding::addressee(&self.world, &turn.listener);
+        let situation = Situation {
+            dialogue,
+            reading,
+            robot_addressed: matches!(
+                addressee,
+                Grounding::Resolved(Addressee::Robot | Addressee::All)
+            ),
+            sender: person_name(&self.world, &turn.speaker),
+            receiver: match addressee {
+                Grounding::Resolved(Addressee::Person(id)) => {
+                    Some(self.world.person(id).name.clone())
+                }
+                _ => None,
+            },
+        };
+        self.next(&situation).unwrap_or_else(|| vec![stop()])
+    }
+
+    fn next(&self, s: &Situation<'_>) -> Calls {
+        match s.reading.act {
+            Act::Give | Act::MoveTo | Act::MoveAway | Act::Pour | Act::PourSame => self.request(s),
+            Act::AskInventory => self.inventory(s),
+            Act::AskHave => self.have(s),
+            Act::AskWhere => self.where_is(s),
+            Act::AskWhoHas => self.who_has(s),
+            Act::AskAbility => self.ability(s),
+            Act::AskContents => self.contents(s),
+            Act::StateInventory => self.inventory_claim(s),
+            Act::StateAbsent => self.absence_claim(s),
+            Act::Thanks
+            | Act::Greeting
+            | Act::Farewell
+            | Act::Identity
+            | Act::Capabilities
+            | Act::Refuse => self.social(s),
+            Act::SmallTalk | Act::Unknown => self.not_understood(s),
+        }
+    }
+
+    /// One `speak` to the sender (or everyone), once per turn.
+    fn say(&self, s: &Situation<'_>, text: String) -> Calls {
+        self.say_to(s, s.sender_or_all(), text)
+    }
+
+    fn say_to(&self, s: &Situation<'_>, to: String, text: String) -> Calls {
+        if s.dialogue.spoke() {
+            return None;
+        }
+        Some(vec![call(
+            "speak",
+            json!({"person_name": to, "text": text}),
+        )])
+    }
+}
+
+fn person_name(world: &World, said: &str) -> Option<String> {
+    match grounding::person(world, said) {
+        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+        _ => None,
+    }
+}
+
+fn call(name: &str, args: Value) -> (String, Value) {
+    (name.to_string(), args)
+}
+
+fn stop() -> (String, Value) {
+    call("stop", json!({}))
+}
+
+impl ChatBackend for RulesBrain {
+    fn complete<'a>(&'a self, request: &'a ChatRequest) -> CompleteFuture<'a> {
+        let calls = match Dialogue::read(&request.messages) {
+            Some(dialogue) => self.reply(&dialogue),
+            None => vec![stop()],
+        };
+        let reply = AssistantReply {
+            content: None,
+            tool_calls: calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, args))| ToolCall {
+                    id: format!("rules_{}_{i}", request.messages.len()),
+                    name,
+                    arguments: args.to_string(),
+                })
+                .collect(),
+            finish_reason: Some("tool_calls".into()),
+            // No language model: every call costs zero tokens (reported, not missing).
+            usage: Some(Usage::default()),
+        };
+        Box::pin(async move { Ok(reply) })
+    }
+
+    fn describe(&self) -> String {
+        "rules baseline (no LLM)".to_string()
+    }
+}

@@ -1,0 +1,365 @@
+//! The sentence file (`prompts/understanding.toml`): normalising, slots, word
+//! lists, filters, shared rules and the intents' templates, loaded and
+//! validated once at start.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::reading::Act;
+use super::template::{self, Element, Names};
+
+/// What a slot holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A scene object (or "it", from the dialogue).
+    Object,
+    /// A scene object, or words for one the table lacks.
+    Thing,
+    /// A person at the table, the robot, or a pronoun for one.
+    Person,
+    /// A list of objects and words ("cola, fanta and lemonade").
+    Items,
+    /// A value of a word list of this file.
+    List(String),
+}
+
+/// Which objects a filter word admits, by their property words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Filter {
+    /// The object must have one of these words.
+    #[serde(default)]
+    pub has_any: Vec<String>,
+    /// The object must have none of these words.
+    #[serde(default)]
+    pub lacks: Vec<String>,
+    /// How the robot says it ("without sugar").
+    pub say: String,
+}
+
+impl Filter {
+    /// Whether an object with these words passes.
+    pub fn admits(&self, words: &[String]) -> bool {
+        let has = |w: &String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
+        (self.has_any.is_empty() || self.has_any.iter().any(has)) && !self.lacks.iter().any(has)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    normalize: Normalize,
+    slots: BTreeMap<String, String>,
+    #[serde(default)]
+    lists: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    #[serde(default)]
+    filters: BTreeMap<String, Filter>,
+    #[serde(default)]
+    rules: BTreeMap<String, String>,
+    #[serde(rename = "intent")]
+    intents: Vec<IntentFile>,
+}
+
+/// How raw text becomes the words templates see.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Normalize {
+    /// Written forms replaced before splitting ("i'd" -> "i would").
+    #[serde(default)]
+    pub contractions: BTreeMap<String, String>,
+    /// Words dropped wherever they are (hesitations, "please").
+    #[serde(default)]
+    pub drop: Vec<String>,
+    /// Words dropped at the start of a sentence, when something remains.
+    #[serde(default)]
+    pub leading: Vec<String>,
+    /// Words dropped at the end of a sentence, when something remains.
+    #[serde(default)]
+    pub trailing: Vec<String>,
+    /// Words that may start an object phrase without naming the object.
+    #[serde(default)]
+    pub determiners: Vec<String>,
+    /// Possessives: the owner is the speaker (`my`), the listener (`your`) or another.
+    #[serde(default)]
+    pub possessives: BTreeMap<String, String>,
+    /// Words an object phrase never contains (they belong to the sentence).
+    #[serde(default)]
+    pub not_in_objects: Vec<String>,
+    /// Words that refer to the last object mentioned ("it", "that one").
+    #[serde(default)]
+    pub referring: Vec<String>,
+    /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
+    #[serde(default)]
+    pub pronouns: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IntentFile {
+    act: Act,
+    #[serde(default)]
+    priority: i32,
+    sentences: Vec<String>,
+}
+
+/// One compiled template of an intent.
+#[derive(Debug, Clone)]
+pub struct Sentence {
+    /// The act it reads.
+    pub act: Act,
+    /// Higher wins when several templates match.
+    pub priority: i32,
+    /// The template as written, for the `matched` field.
+    pub text: String,
+    /// Compiled elements.
+    pub elements: Vec<Element>,
+}
+
+/// The loaded sentence file.
+#[derive(Debug, Clone)]
+pub struct Grammar {
+    /// Normalising.
+    pub normalize: Normalize,
+    /// Slot name to kind.
+    pub slots: BTreeMap<String, SlotKind>,
+    /// List name to value to phrases (each already split into words).
+    pub lists: BTreeMap<String, Vec<(String, Vec<String>)>>,
+    /// Filter value to its meaning.
+    pub filters: BTreeMap<String, Filter>,
+    /// Every template, in file order.
+    pub sentences: Vec<Sentence>,
+    /// Where it came from.
+    pub path: PathBuf,
+}
+
+/// Why the sentence file cannot be used; names the file, the line and the reason.
+#[derive(Debug, thiserror::Error)]
+pub enum GrammarError {
+    /// The file cannot be read.
+    #[error("cannot read the sentence file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown keys.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The TOML library's message, with line and column.
+        message: String,
+    },
+    /// A template, slot or list is wrong.
+    #[error("{path}:{line}: {what}: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line of the offending text (1-based; 0 when not found).
+        line: usize,
+        /// What is wrong ("template \"...\"").
+        what: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Grammar {
+    /// The shipped sentences under `<data root>/prompts/understanding.toml`.
+    pub fn shipped() -> Result<Self, GrammarError> {
+        Self::load(&crate::paths::data_root().join("prompts/understanding.toml"))
+    }
+
+    /// Loads and validates a sentence file.
+    pub fn load(path: &Path) -> Result<Self, GrammarError> {
+        let text = std::fs::read_to_string(path).map_err(|source| GrammarError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates the text of a sentence file.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, GrammarError> {
+        let file: File = toml::from_str(text).map_err(|e| GrammarError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let invalid = |needle: &str, what: String, reason: String| GrammarError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, needle),
+            what,
+            reason,
+        };
+        let mut slots = BTreeMap::new();
+        for (name, kind) in &file.slots {
+            if !super::SLOT_NAMES.contains(&name.as_str()) {
+                return Err(invalid(
+                    &format!("{name} ="),
+                    format!("slot {name}"),
+                    format!(
+                        "not a field of the reading: use one of {}",
+                        super::SLOT_NAMES.join(", ")
+                    ),
+                ));
+            }
+            let kind = match kind.as_str() {
+                "object" => SlotKind::Object,
+                "thing" => SlotKind::Thing,
+                "person" => SlotKind::Person,
+                "items" => SlotKind::Items,
+                other => match other.strip_prefix("list:") {
+                    Some(list) if file.lists.contains_key(list) => SlotKind::List(list.into()),
+                    _ => {
+                        return Err(invalid(
+                            kind,
+                            format!("slot {name}"),
+                            format!("kind '{other}' is not object, thing, person, items or list:<a list of [lists]>"),
+                        ))
+                    }
+                },
+            };
+            slots.insert(name.clone(), kind);
+        }
+        for (list, values) in &file.lists {
+            if values
+                .values()
+                .any(|phrases| phrases.iter().any(|p| p.trim().is_empty()))
+            {
+                return Err(invalid(
+                    &format!("[lists.{list}]"),
+                    format!("list {list}"),
+                    "an empty phrase".into(),
+                ));
+            }
+        }
+        let lists = file
+            .lists
+            .iter()
+            .map(|(name, values)| {
+                let phrases = values
+                    .iter()
+                    .flat_map(|(value, phrases)| {
+                        phrases
+                            .iter()
+                            .map(move |p| (value.clone(), super::normalize::plain_words(p)))
+                    })
+                    .collect();
+                (name.clone(), phrases)
+            })
+            .collect();
+        let known_slot = |name: &str| slots.contains_key(name);
+        let names = Names {
+            rules: &file.rules,
+            slots: &known_slot,
+        };
+        for (name, body) in &file.rules {
+            template::compile(body, &names)
+                .map_err(|e| invalid(body, format!("rule <{name}>"), e.to_string()))?;
+        }
+        let mut sentences = Vec::new();
+        for intent in &file.intents {
+            if intent.sentences.is_empty() {
+                return Err(invalid(
+                    &format!("act = \"{}\"", intent.act.as_str()),
+                    format!("intent {}", intent.act.as_str()),
+                    "no sentences".into(),
+                ));
+            }
+            for sentence in &intent.sentences {
+                let elements = template::compile(sentence, &names).map_err(|e| {
+                    invalid(sentence, format!("template \"{sentence}\""), e.to_string())
+                })?;
+                sentences.push(Sentence {
+                    act: intent.act,
+                    priority: intent.priority,
+                    text: sentence.clone(),
+                    elements,
+                });
+            }
+        }
+        Ok(Self {
+            normalize: file.normalize,
+            slots,
+            lists,
+            filters: file.filters,
+            sentences,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// The 1-based line where `needle` first appears (0 when it does not).
+fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle)
+        .map(|at| text[..at].matches('\n').count() + 1)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[normalize]
+[slots]
+object = "object"
+[[intent]]
+act = "give"
+sentences = ["give me {object}"]
+"#;
+
+    #[test]
+    fn the_shipped_file_loads() {
+        let grammar = Grammar::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/understanding.toml"),
+        )
+        .expect("shipped sentences load");
+        assert!(grammar.sentences.len() > 50);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_reason() {
+        let path = Path::new("sentences.toml");
+        assert!(Grammar::parse(MINIMAL, path).is_ok());
+        let bad = MINIMAL.replace("give me {object}", "give me {place}");
+        let error = Grammar::parse(&bad, path)
+            .expect_err("unknown slot")
+            .to_string();
+        assert_eq!(
+            error,
+            "sentences.toml:7: template \"give me {place}\": unknown slot {place}"
+        );
+        let bad = MINIMAL.replace("give me {object}", "(give|hand me {object}");
+        let error = Grammar::parse(&bad, path)
+            .expect_err("unbalanced")
+            .to_string();
+        assert!(
+            error.contains(":7:") && error.contains("unbalanced '('"),
+            "{error}"
+        );
+        let bad = MINIMAL.replace("\"give\"", "\"dance\"");
+        let error = Grammar::parse(&bad, path)
+            .expect_err("unknown act")
+            .to_string();
+        assert!(
+            error.starts_with("sentences.toml: ") && error.contains("dance"),
+            "{error}"
+        );
+        let bad = MINIMAL.replace("\"object\"", "\"place\"");
+        let error = Grammar::parse(&bad, path)
+            .expect_err("bad kind")
+            .to_string();
+        assert!(error.contains("kind 'place'"), "{error}");
+        let missing = Grammar::load(Path::new("/nonexistent/understanding.toml"))
+            .expect_err("missing")
+            .to_string();
+        assert!(
+            missing.contains("/nonexistent/understanding.toml"),
+            "{missing}"
+        );
+    }
+}

@@ -1,0 +1,332 @@
+//! The scene's vocabulary and how it fills slots: spans of a sentence grounded
+//! to objects and people with the twin's grounding, pronouns resolved from
+//! speaker, listener and the dialogue.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::grammar::{Grammar, SlotKind};
+use super::reading::{ObjectMention, PersonMention};
+use super::template::SlotFiller;
+use crate::twin::grounding::{self, Grounding};
+use crate::twin::World;
+
+/// Who is talking to whom, and what "it" means.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// The speaker's scene name, when known.
+    pub speaker: Option<String>,
+    /// The listener's scene name (a person), when a person.
+    pub listener_person: Option<String>,
+    /// Whether the robot is addressed.
+    pub robot_addressed: bool,
+    /// The object last mentioned in the dialogue.
+    pub referent: Option<String>,
+}
+
+/// A filled slot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SlotValue {
+    /// An object (or words for one).
+    Object(ObjectMention),
+    /// A person.
+    Person(PersonMention),
+    /// Several objects and words.
+    Items(Vec<ObjectMention>),
+    /// A word-list value.
+    Value(String),
+}
+
+/// The vocabulary of a scene, built once per reading.
+pub struct Lexicon<'w> {
+    world: &'w World,
+    vocabulary: BTreeSet<String>,
+    person_words: BTreeSet<String>,
+    robot_words: Vec<String>,
+}
+
+impl<'w> Lexicon<'w> {
+    /// The words of a scene's objects, people and robot.
+    pub fn new(world: &'w World) -> Self {
+        let mut vocabulary = BTreeSet::new();
+        for object in world.objects() {
+            vocabulary.extend(grounding::words(&object.name));
+            vocabulary.extend(grounding::words(&object.kind.name));
+            vocabulary.extend(object.kind.words.iter().flat_map(|w| grounding::words(w)));
+            vocabulary.extend(object.properties.iter().flat_map(|w| grounding::words(w)));
+            if let Some(liquid) = &object.contains {
+                vocabulary.extend(grounding::words(liquid));
+            }
+        }
+        let person_words = world
+            .persons()
+            .iter()
+            .flat_map(|p| grounding::words(&p.name))
+            .collect();
+        Self {
+            world,
+            vocabulary,
+            person_words,
+            robot_words: grounding::words(&world.robot.name),
+        }
+    }
+
+    /// The words by which a listener may be addressed at either end of a sentence.
+    pub fn vocatives(&self, context: &Context) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        if let Some(listener) = &context.listener_person {
+            out.push(grounding::words(listener));
+        }
+        if context.robot_addressed {
+            out.push(self.robot_words.clone());
+            out.push(vec!["robot".to_string()]);
+        }
+        out
+    }
+
+    /// A word as the vocabulary knows it (plural, near miss), if it does.
+    fn known(&self, word: &str) -> Option<String> {
+        if self.vocabulary.contains(word) {
+            return Some(word.to_string());
+        }
+        for stem in [word.strip_suffix("es"), word.strip_suffix('s')]
+            .into_iter()
+            .flatten()
+        {
+            if self.vocabulary.contains(stem) {
+                return Some(stem.to_string());
+            }
+        }
+        let length = word.chars().count();
+        if length < 4 {
+            return None;
+        }
+        let allowed = if length >= 7 { 2 } else { 1 };
+        self.vocabulary
+            .iter()
+            .map(|v| (strsim::damerau_levenshtein(word, v), v))
+            .filter(|(d, _)| *d <= allowed)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The other person: neither the speaker nor the listener, when exactly one.
+    fn other_person(&self, context: &Context) -> Option<String> {
+        let others: Vec<&str> = self
+            .world
+            .persons()
+            .iter()
+            .map(|p| p.name.as_str())
+            .filter(|n| Some(*n) != context.speaker.as_deref())
+            .filter(|n| Some(*n) != context.listener_person.as_deref())
+            .collect();
+        match others.as_slice() {
+            [one] => Some(one.to_string()),
+            _ => None,
+        }
+    }
+
+    fn pronoun(&self, role: &str, context: &Context) -> Option<Option<String>> {
+        Some(match role {
+            "speaker" => context.speaker.clone(),
+            "listener" if context.robot_addressed => Some(self.world.robot.name.clone()),
+            "listener" => context.listener_person.clone(),
+            "other" => self.other_person(context),
+            "robot" => Some(self.world.robot.name.clone()),
+            "all" => Some("All".to_string()),
+            _ => return None,
+        })
+    }
+}
+
+/// Fills slots over one sentence, with a cache per span.
+pub struct Filler<'a, 'w> {
+    lexicon: &'a Lexicon<'w>,
+    grammar: &'a Grammar,
+    context: &'a Context,
+    words: &'a [String],
+    breaks: &'a [bool],
+    cache: HashMap<(String, usize, usize), Option<SlotValue>>,
+}
+
+impl<'a, 'w> Filler<'a, 'w> {
+    /// A filler for one sentence.
+    pub fn new(
+        lexicon: &'a Lexicon<'w>,
+        grammar: &'a Grammar,
+        context: &'a Context,
+        words: &'a [String],
+        breaks: &'a [bool],
+    ) -> Self {
+        Self {
+            lexicon,
+            grammar,
+            context,
+            words,
+            breaks,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn object(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
+        let rules = &self.grammar.normalize;
+        let said = span.join(" ");
+        let mut owner = None;
+        let mut rest = span;
+        while let Some((first, tail)) = rest.split_first() {
+            if let Some(role) = rules.possessives.get(first) {
+                owner = self.lexicon.pronoun(role, self.context).flatten();
+            } else if !rules.determiners.contains(first) {
+                break;
+            }
+            rest = tail;
+        }
+        let phrase = rest.join(" ");
+        if rules.referring.contains(&phrase)
+            || (rest.is_empty() && span.len() == 1 && rules.referring.contains(&said))
+        {
+            let referent = self.context.referent.clone()?;
+            return Some(ObjectMention {
+                said,
+                candidates: vec![referent],
+                owner,
+                referred: true,
+            });
+        }
+        if let [head @ .., last] = rest {
+            if (last == "one" || last == "ones") && !head.is_empty() {
+                rest = head;
+            }
+        }
+        if rest.is_empty()
+            || rest.iter().any(|w| {
+                rules.not_in_objects.contains(w)
+                    || rules.determiners.contains(w)
+                    || rules.possessives.contains_key(w)
+                    || rules.pronouns.contains_key(w)
+            })
+        {
+            return None;
+        }
+        let known: Option<Vec<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
+        let candidates = match known {
+            Some(words) => match grounding::object(self.lexicon.world, &words.join(" ")) {
+                Grounding::Resolved(id) => vec![self.lexicon.world.object(id).name.clone()],
+                Grounding::Ambiguous(ids) => ids
+                    .into_iter()
+                    .map(|id| self.lexicon.world.object(id).name.clone())
+                    .collect(),
+                Grounding::Unknown { .. } if unknown_allowed => Vec::new(),
+                Grounding::Unknown { .. } => return None,
+            },
+            None if unknown_allowed
+                && rest.len() <= 3
+                && !rest.iter().any(|w| self.lexicon.person_words.contains(w)) =>
+            {
+                Vec::new()
+            }
+            None => return None,
+        };
+        Some(ObjectMention {
+            said,
+            candidates,
+            owner,
+            referred: false,
+        })
+    }
+
+    fn person(&self, span: &[String]) -> Option<PersonMention> {
+        let said = span.join(" ");
+        let word = match span {
+            [word] => word,
+            [the, word]
+                if the == "the" && (word == "robot" || self.lexicon.robot_words.contains(word)) =>
+            {
+                word
+            }
+            _ => return None,
+        };
+        if let Some(role) = self.grammar.normalize.pronouns.get(word.as_str()) {
+            let name = self.lexicon.pronoun(role, self.context)?;
+            return Some(PersonMention { said, name });
+        }
+        if word.as_str() == "robot" || self.lexicon.robot_words.contains(word) {
+            return Some(PersonMention {
+                said,
+                name: Some(self.lexicon.world.robot.name.clone()),
+            });
+        }
+        if word.chars().count() < 3 {
+            return None;
+        }
+        match grounding::person(self.lexicon.world, word) {
+            Grounding::Resolved(id) => Some(PersonMention {
+                said,
+                name: Some(self.lexicon.world.person(id).name.clone()),
+            }),
+            _ => None,
+        }
+    }
+
+    /// A list of things over `words[from..to]`, split at "and", "or" and commas.
+    fn items(&self, from: usize, to: usize) -> Option<Vec<ObjectMention>> {
+        let mut items = Vec::new();
+        let mut start = from;
+        for i in from..=to {
+            let separator = i < to
+                && ["and", "or", "also", "plus", "with", "as", "well"]
+                    .contains(&self.words[i].as_str());
+            let comma = i < to && i > start && self.breaks.get(i).copied().unwrap_or(false);
+            if i == to || separator || comma {
+                if i > start {
+                    items.push(self.object(&self.words[start..i], true)?);
+                } else if i == to || !comma {
+                    return None;
+                }
+                start = if separator { i + 1 } else { i };
+            }
+        }
+        items
+            .iter()
+            .any(|i| !i.candidates.is_empty())
+            .then_some(items)
+    }
+
+    fn list(&self, list: &str, span: &[String]) -> Option<String> {
+        self.grammar
+            .lists
+            .get(list)?
+            .iter()
+            .find(|(_, phrase)| phrase.as_slice() == span)
+            .map(|(value, _)| value.clone())
+    }
+}
+
+impl SlotFiller for Filler<'_, '_> {
+    type Value = SlotValue;
+
+    fn fill(&mut self, name: &str, from: usize, to: usize) -> Option<SlotValue> {
+        let key = (name.to_string(), from, to);
+        if let Some(cached) = self.cache.get(&key) {
+            return cached.clone();
+        }
+        let span = &self.words[from..to];
+        let value = match self.grammar.slots.get(name)? {
+            SlotKind::Object => self.object(span, false).map(SlotValue::Object),
+            SlotKind::Thing => self.object(span, true).map(SlotValue::Object),
+            SlotKind::Person => self.person(span).map(SlotValue::Person),
+            SlotKind::Items => self.items(from, to).map(SlotValue::Items),
+            SlotKind::List(list) => self.list(list, span).map(SlotValue::Value),
+        };
+        self.cache.insert(key, value.clone());
+        value
+    }
+
+    fn max_span(&self, name: &str) -> usize {
+        match self.grammar.slots.get(name) {
+            Some(SlotKind::Items) => 12,
+            Some(SlotKind::Person) => 2,
+            Some(SlotKind::List(_)) => 4,
+            _ => 6,
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The understanding stage: from a turn and the world to a typed reading —
+//! the speech act and its slots — from sentence templates kept as data
+//! (`prompts/understanding.toml`) and the scene's vocabulary. It uses the twin
+//! (vocabulary, grounding) and nothing above it.
+
+pub mod grammar;
+pub mod lexicon;
+pub mod normalize;
+pub mod reading;
+pub mod template;
+
+use std::sync::Arc;
+
+pub use grammar::{Grammar, GrammarError};
+pub use lexicon::Context;
+pub use reading::{Act, ObjectMention, PersonMention, Reading, Slots};
+
+use crate::twin::grounding::{self, Addressee, Grounding};
+use crate::twin::World;
+use lexicon::{Filler, Lexicon, SlotValue};
+
+/// One utterance of the dialogue, as the stage reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Utterance<'a> {
+    /// Who spoke.
+    pub speaker: &'a str,
+    /// Whom to.
+    pub listener: &'a str,
+    /// What they said.
+    pub text: &'a str,
+}
+
+/// How many earlier turns are searched for what "it" means.
+const REFERENT_LOOKBACK: usize = 6;
+
+/// The understanding stage: the loaded sentences.
+#[derive(Debug, Clone)]
+pub struct Understanding {
+    grammar: Arc<Grammar>,
+}
+
+impl Understanding {
+    /// A stage over loaded sentences.
+    pub fn new(grammar: Grammar) -> Self {
+        Self {
+            grammar: Arc::new(grammar),
+        }
+    }
+
+    /// The shipped sentences, loaded once per process (a failed load is retried).
+    pub fn shipped() -> Result<Self, GrammarError> {
+        static SHIPPED: std::sync::Mutex<Option<Understanding>> = std::sync::Mutex::new(None);
+        let mut cached = SHIPPED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(stage) = cached.as_ref() {
+            return Ok(stage.clone());
+        }
+        let stage = Grammar::shipped().map(Self::new)?;
+        *cached = Some(stage.clone());
+        Ok(stage)
+    }
+
+    /// The loaded sentences.
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// Reads the last of a dialogue's turns; the earlier ones give "it" its meaning.
+    pub fn read_in_dialogue(
+        &self,
+        world: &World,
+        earlier: &[Utterance<'_>],
+        turn: &Utterance<'_>,
+    ) -> Reading {
+        let lexicon = Lexicon::new(world);
+        let referent = earlier.iter().rev().take(REFERENT_LOOKBACK).find_map(|u| {
+            let reading = self.read_with(&lexicon, world, u, None);
+            reading
+                .main_object()
+                .and_then(ObjectMention::resolved)
+                .map(str::to_string)
+        });
+        self.read_with(&lexicon, world, turn, referent)
+    }
+
+    /// Reads one turn on its own.
+    pub fn read(&self, world: &World, turn: &Utterance<'_>) -> Reading {
+        self.read_in_dialogue(world, &[], turn)
+    }
+
+    fn read_with(
+        &self,
+        lexicon: &Lexicon<'_>,
+        world: &World,
+        turn: &Utterance<'_>,
+        referent: Option<String>,
+    ) -> Reading {
+        let context = context_of(world, turn, referent);
+        let grammar = &*self.grammar;
+        let sentences =
+            normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context));
+        let heard = sentences
+            .iter()
+            .filter_map(|variants| variants.last().map(normalize::Words::text))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let mut best: Option<(Score, Reading)> = None;
+        for words in sentences.iter().flatten() {
+            let mut filler = Filler::new(lexicon, grammar, &context, &words.words, &words.breaks);
+            for (index, sentence) in grammar.sentences.iter().enumerate() {
+                let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
+                else {
+                    continue;
+                };
+                let score = Score {
+                    priority: sentence.priority,
+                    skipped: found.skipped,
+                    index,
+                };
+                if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
+                    continue;
+                }
+                let reading = Reading {
+                    act: sentence.act,
+                    slots: slots_of(found.slots, sentence.act, &context),
+                    matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
+                    heard: heard.clone(),
+                };
+                best = Some((score, reading));
+            }
+        }
+        best.map(|(_, r)| r)
+            .unwrap_or_else(|| Reading::unknown(heard))
+    }
+}
+
+/// Which match wins: higher priority, then fewer skipped words, then file order.
+#[derive(Debug, Clone, Copy)]
+struct Score {
+    priority: i32,
+    skipped: usize,
+    index: usize,
+}
+
+impl Score {
+    fn beats(&self, other: &Score) -> bool {
+        (
+            self.priority,
+            std::cmp::Reverse(self.skipped),
+            std::cmp::Reverse(self.index),
+        ) > (
+            other.priority,
+            std::cmp::Reverse(other.skipped),
+            std::cmp::Reverse(other.index),
+        )
+    }
+}
+
+fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> Context {
+    let speaker = match grounding::person(world, turn.speaker) {
+        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+        _ => None,
+    };
+    let (listener_person, robot_addressed) = match grounding::addressee(world, turn.listener) {
+        Grounding::Resolved(Addressee::Person(id)) => (Some(world.person(id).name.clone()), false),
+        Grounding::Resolved(Addressee::Robot) => (None, true),
+        _ => (None, false),
+    };
+    Context {
+        speaker,
+        listener_person,
+        robot_addressed,
+        referent,
+    }
+}
+
+/// The reading's slots from the filled template slots; a request's recipient
+/// is the speaker unless the turn named another.
+fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Slots {
+    let mut slots = Slots::default();
+    for (name, value) in filled {
+        match (name.as_str(), value) {
+            ("object" | "thing", SlotValue::Object(o)) => slots.object = Some(o),
+            ("source", SlotValue::Object(o)) => slots.source = Some(o),
+            ("target", SlotValue::Object(o)) => slots.target = Some(o),
+            ("recipient", SlotValue::Person(p)) => slots.recipient = Some(p),
+            ("person", SlotValue::Person(p)) => slots.person = Some(p),
+            ("items", SlotValue::Items(items)) => {
+                for item in items {
+                    if item.candidates.is_empty() {
+                        slots.unknown_items.push(item.said);
+                    } else {
+                        slots.items.push(item);
+                    }
+                }
+            }
+            ("category", SlotValue::Value(v)) => slots.category = Some(v),
+            ("filter", SlotValue::Value(v)) => slots.filter = Some(v),
+            ("ability", SlotValue::Value(v)) => slots.ability = Some(v),
+            ("only", SlotValue::Value(_)) => slots.only = true,
+            _ => {}
+        }
+    }
+    if act.is_request() && slots.recipient.is_none() {
+        slots.recipient = Some(PersonMention {
+            said: String::new(),
+            name: context.speaker.clone(),
+        });
+    }
+    if act == Act::MoveAway {
+        let recipient = slots.recipient.take();
+        slots.person = slots.person.take().or(recipient);
+    }
+    slots
+}
+
+/// Slot names a sentence file may define: the fields of [`Slots`].
+pub const SLOT_NAMES: &[&str] = &[
+    "object",
+    "thing",
+    "source",
+    "target",
+    "recipient",
+    "person",
+    "items",
+    "category",
+    "filter",
+    "ability",
+    "only",
+];
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,250 @@
+//! From text as typed or recognised to the words templates see: lower case,
+//! contractions spelt out, hesitations and "please" dropped, repeated words
+//! collapsed, the listener's name as a vocative dropped, one list per sentence.
+
+use super::grammar::Normalize;
+
+/// The most words of one sentence that are read (the rest is ignored).
+pub const MAX_WORDS: usize = 40;
+
+/// Lower-case words of a phrase, split at anything but letters, digits and apostrophes.
+pub fn plain_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .replace(['’', '‘', '`'], "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// One way to read a sentence: its words, and where commas stood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Words {
+    /// The words.
+    pub words: Vec<String>,
+    /// `breaks[i]`: a comma stood right before word `i` (lists: "cola, cola zero").
+    pub breaks: Vec<bool>,
+}
+
+impl Words {
+    /// The words joined by spaces.
+    pub fn text(&self) -> String {
+        self.words.join(" ")
+    }
+}
+
+/// The comma token inside normalising.
+const COMMA: &str = ",";
+
+/// The sentences of a text, each read two ways: with the discourse words at
+/// its ends ("thanks a lot") and without them ("hi, who are you" -> "who are
+/// you"); `vocatives` are the words by which the listener may be addressed.
+pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Vec<Words>> {
+    text.split(['.', '!', '?', ';', '\n'])
+        .map(|s| sentence(rules, s, vocatives))
+        .filter(|variants| !variants.is_empty())
+        .collect()
+}
+
+fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Words> {
+    let mut words: Vec<String> = Vec::new();
+    for chunk in text.split([',', ':', '(', ')', '"']) {
+        if !words.is_empty() && words.last().map(String::as_str) != Some(COMMA) {
+            words.push(COMMA.to_string());
+        }
+        for word in plain_words(chunk) {
+            let spelt = match rules.contractions.get(&word) {
+                Some(full) => plain_words(full),
+                None => vec![word.strip_suffix("'s").unwrap_or(&word).replace('\'', "")],
+            };
+            for w in spelt {
+                if w.is_empty() || rules.drop.contains(&w) || words.last() == Some(&w) {
+                    continue;
+                }
+                words.push(w);
+                collapse_repeated_phrase(&mut words);
+            }
+        }
+    }
+    words.truncate(MAX_WORDS);
+    trim_vocatives(&mut words, vocatives);
+    let full = finish(&words);
+    trim_discourse(rules, &mut words);
+    trim_vocatives(&mut words, vocatives);
+    let trimmed = finish(&words);
+    let mut out: Vec<Words> = [full, trimmed].into_iter().flatten().collect();
+    out.dedup();
+    out
+}
+
+/// "could you could you" -> "could you": a phrase of two or three words said twice.
+fn collapse_repeated_phrase(words: &mut Vec<String>) {
+    for n in [2, 3] {
+        let len = words.len();
+        if len >= 2 * n
+            && words[len - n..] == words[len - 2 * n..len - n]
+            && !words[len - 2 * n..].iter().any(|w| w == COMMA)
+        {
+            words.truncate(len - n);
+            return;
+        }
+    }
+}
+
+/// The words without comma tokens, with where the commas stood.
+fn finish(words: &[String]) -> Option<Words> {
+    let mut out = Words {
+        words: Vec::new(),
+        breaks: Vec::new(),
+    };
+    let mut comma = false;
+    for w in words {
+        if w == COMMA {
+            comma = true;
+        } else {
+            out.breaks.push(comma && !out.words.is_empty());
+            out.words.push(w.clone());
+            comma = false;
+        }
+    }
+    (!out.words.is_empty()).then_some(out)
+}
+
+fn content_len(words: &[String]) -> usize {
+    words.iter().filter(|w| *w != COMMA).count()
+}
+
+fn trim_commas(words: &mut Vec<String>) {
+    while words.first().map(String::as_str) == Some(COMMA) {
+        words.remove(0);
+    }
+    while words.last().map(String::as_str) == Some(COMMA) {
+        words.pop();
+    }
+}
+
+/// Drops the listener's name at either end ("Daniel, ...", "..., robot"), not
+/// after a preposition ("pass it to Daniel").
+fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
+    trim_commas(words);
+    for name in vocatives.iter().filter(|n| !n.is_empty()) {
+        if content_len(words) > name.len() && words.starts_with(name) {
+            words.drain(..name.len());
+            trim_commas(words);
+        }
+        let n = words.len();
+        let after_preposition = n > name.len()
+            && ["to", "for", "from", "at", "with", "and", "by", "near", "of"]
+                .contains(&words[n - name.len() - 1].as_str());
+        if content_len(words) > name.len() && words.ends_with(name) && !after_preposition {
+            words.truncate(n - name.len());
+            trim_commas(words);
+        }
+    }
+}
+
+/// Drops leading and trailing discourse words while something remains.
+fn trim_discourse(rules: &Normalize, words: &mut Vec<String>) {
+    loop {
+        let before = words.len();
+        if content_len(words) > 1 && rules.leading.contains(&words[0]) {
+            words.remove(0);
+        }
+        trim_commas(words);
+        if content_len(words) > 1 && rules.trailing.contains(&words[words.len() - 1]) {
+            words.pop();
+        }
+        trim_commas(words);
+        if words.len() == before {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Normalize {
+        Normalize {
+            contractions: [
+                ("i'd", "i would"),
+                ("don't", "do not"),
+                ("what's", "what is"),
+            ]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+            drop: ["uh", "um", "please"].map(String::from).to_vec(),
+            leading: ["hey", "so", "thanks"].map(String::from).to_vec(),
+            trailing: ["now", "thanks"].map(String::from).to_vec(),
+            ..Normalize::default()
+        }
+    }
+
+    /// The last (most trimmed) reading of the first sentence.
+    fn one(text: &str, vocative: &str) -> Vec<String> {
+        let voc = vec![plain_words(vocative)];
+        let all = sentences(&rules(), text, &voc);
+        all.first()
+            .and_then(|v| v.last())
+            .map(|w| w.words.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn recogniser_text_and_typed_text_read_alike() {
+        let typed = one("Hey Daniel, could you pass me the cola, please?", "Daniel");
+        let heard = one(
+            "hey daniel uh could you could you pass me the the cola",
+            "Daniel",
+        );
+        assert_eq!(typed, heard);
+        assert_eq!(typed.join(" "), "could you pass me the cola");
+    }
+
+    #[test]
+    fn contractions_possessives_and_quotes() {
+        assert_eq!(
+            one("I’d like Felix's glass", "x").join(" "),
+            "i would like felix glass"
+        );
+        assert_eq!(
+            one("Don't give me the cola!", "x").join(" "),
+            "do not give me the cola"
+        );
+    }
+
+    #[test]
+    fn a_name_after_a_preposition_is_no_vocative() {
+        assert_eq!(
+            one("pass it to Daniel", "Daniel").join(" "),
+            "pass it to daniel"
+        );
+        assert_eq!(one("pass it Daniel", "Daniel").join(" "), "pass it");
+        assert_eq!(one("Daniel", "Daniel").join(" "), "daniel");
+    }
+
+    #[test]
+    fn sentences_split_and_nothing_left_means_nothing() {
+        let voc = vec![plain_words("Daniel")];
+        let s = sentences(&rules(), "Thanks! Could you pass the fanta?", &voc);
+        assert_eq!(s.len(), 2);
+        assert!(sentences(&rules(), "?!. ..", &voc).is_empty());
+        let long: String = (0..100).map(|i| format!("w{i} ")).collect();
+        assert_eq!(
+            sentences(&rules(), &long, &voc)[0][0].words.len(),
+            MAX_WORDS
+        );
+    }
+
+    #[test]
+    fn both_readings_and_commas_are_kept() {
+        let voc = vec![plain_words("Daniel")];
+        let s = sentences(&rules(), "thanks, cola, cola zero and fanta", &voc);
+        assert_eq!(s[0][0].text(), "thanks cola cola zero and fanta");
+        assert_eq!(s[0][1].text(), "cola cola zero and fanta");
+        assert_eq!(s[0][1].breaks, [false, true, false, false, false]);
+    }
+}

@@ -1,0 +1,196 @@
+//! The typed reading of one turn: the speech act and its slots.
+
+use serde::{Deserialize, Serialize};
+
+/// What a turn does, as the understanding stage reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Act {
+    /// Hand an object to someone (the speaker unless another recipient is named).
+    Give,
+    /// Move an object on the table to someone ("put the milk in front of Daniel").
+    MoveTo,
+    /// Move an object away from someone ("take the bottle away from me").
+    MoveAway,
+    /// Pour a drink into someone's glass.
+    Pour,
+    /// The same drink as before, but a variant (the `filter` slot says which).
+    PourSame,
+    /// What is there (to drink, on the table ...), maybe with a filter.
+    AskInventory,
+    /// Whether there is a particular thing ("do we have any fanta?").
+    AskHave,
+    /// Where an object is.
+    AskWhere,
+    /// Who has an object.
+    AskWhoHas,
+    /// Whether someone (or the robot) can see or reach an object.
+    AskAbility,
+    /// What a container holds.
+    AskContents,
+    /// A claim about what there is ("we only have fanta", "there is cola and fanta").
+    StateInventory,
+    /// A claim that something is gone ("there is no beer left", "we are out of milk").
+    StateAbsent,
+    /// Thanks.
+    Thanks,
+    /// A greeting.
+    Greeting,
+    /// Goodbye.
+    Farewell,
+    /// "Who are you?"
+    Identity,
+    /// "What can you do?", "help".
+    Capabilities,
+    /// "Don't give me the cola", "no thanks": never an action.
+    Refuse,
+    /// Talk that asks nothing of anyone at the table ("nice weather").
+    SmallTalk,
+    /// Nothing matched.
+    Unknown,
+}
+
+impl Act {
+    /// The act's name in the data file and in events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Act::Give => "give",
+            Act::MoveTo => "move_to",
+            Act::MoveAway => "move_away",
+            Act::Pour => "pour",
+            Act::PourSame => "pour_same",
+            Act::AskInventory => "ask_inventory",
+            Act::AskHave => "ask_have",
+            Act::AskWhere => "ask_where",
+            Act::AskWhoHas => "ask_who_has",
+            Act::AskAbility => "ask_ability",
+            Act::AskContents => "ask_contents",
+            Act::StateInventory => "state_inventory",
+            Act::StateAbsent => "state_absent",
+            Act::Thanks => "thanks",
+            Act::Greeting => "greeting",
+            Act::Farewell => "farewell",
+            Act::Identity => "identity",
+            Act::Capabilities => "capabilities",
+            Act::Refuse => "refuse",
+            Act::SmallTalk => "small_talk",
+            Act::Unknown => "unknown",
+        }
+    }
+
+    /// Whether the act asks for a physical action.
+    pub fn is_request(self) -> bool {
+        matches!(
+            self,
+            Act::Give | Act::MoveTo | Act::MoveAway | Act::Pour | Act::PourSame
+        )
+    }
+}
+
+/// An object as the turn mentions it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectMention {
+    /// The words as said ("the red glass", "it").
+    pub said: String,
+    /// The scene objects it can mean: one when resolved, several when
+    /// ambiguous, none when the table has nothing like it.
+    pub candidates: Vec<String>,
+    /// Whose it is, when said with a possessive ("my glass": the speaker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// "it" / "that one": taken from the dialogue.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub referred: bool,
+}
+
+impl ObjectMention {
+    /// The one object meant, when resolved.
+    pub fn resolved(&self) -> Option<&str> {
+        match self.candidates.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// A person as the turn mentions them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonMention {
+    /// The words as said ("me", "Daniel", "him").
+    pub said: String,
+    /// The scene's name of the person, or the robot's name; `None` when the
+    /// words cannot be resolved ("him" with nobody else at the table).
+    pub name: Option<String>,
+}
+
+/// The slots of a reading; only the act's own are set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slots {
+    /// The object asked for, asked about or to be moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<ObjectMention>,
+    /// What to pour from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<ObjectMention>,
+    /// What to pour into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<ObjectMention>,
+    /// Who gets it (requests) — the speaker unless another was named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<PersonMention>,
+    /// Whom a question or a move away is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub person: Option<PersonMention>,
+    /// Objects a statement or question names, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub items: Vec<ObjectMention>,
+    /// Words of things the table does not have ("lemonade"), from a statement or question.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub unknown_items: Vec<String>,
+    /// A word-list value: `drink`, `food`, `all` (what there is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// A word-list value: `sugar_free`, `alcohol_free` ... (what there is, the same but ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// A word-list value: `see` or `reach`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ability: Option<String>,
+    /// "only": a statement claims to be complete.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub only: bool,
+}
+
+/// The reading of one turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reading {
+    /// The speech act.
+    pub act: Act,
+    /// Its slots.
+    pub slots: Slots,
+    /// What matched: `intent: template` from the sentence file, or `none`.
+    pub matched: String,
+    /// The words the templates saw, after normalising.
+    pub heard: String,
+}
+
+impl Reading {
+    /// A turn nothing understood.
+    pub fn unknown(heard: String) -> Self {
+        Self {
+            act: Act::Unknown,
+            slots: Slots::default(),
+            matched: "none".into(),
+            heard,
+        }
+    }
+
+    /// The object the reading is mainly about, if any.
+    pub fn main_object(&self) -> Option<&ObjectMention> {
+        self.slots
+            .object
+            .as_ref()
+            .or(self.slots.source.as_ref())
+            .or(self.slots.items.first())
+    }
+}

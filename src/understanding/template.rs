@@ -1,0 +1,406 @@
+//! Sentence templates in the style of Home Assistant's hassil: literal words,
+//! alternatives `(pass|hand|give)`, optional parts `[please]`, slots
+//! `{object}`, shared rules `<request>` (expanded when the file is loaded) and
+//! gaps `*` (any few words, so that a template can catch what exact ones miss).
+
+use std::collections::BTreeMap;
+
+/// One element of a compiled template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Element {
+    /// One literal word.
+    Word(String),
+    /// Alternatives, each a sequence; an empty sequence makes the choice optional.
+    Choice(Vec<Vec<Element>>),
+    /// A slot, filled from the scene or a word list.
+    Slot(String),
+    /// Any 0 to [`MAX_GAP`] words.
+    Gap,
+}
+
+/// The most words one `*` may skip.
+pub const MAX_GAP: usize = 8;
+
+/// Why a template does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// Brackets do not pair.
+    #[error("unbalanced '{0}'")]
+    Unbalanced(char),
+    /// A `<rule>` that the file does not define.
+    #[error("unknown rule <{0}>")]
+    UnknownRule(String),
+    /// A `{slot}` that the file does not define.
+    #[error("unknown slot {{{0}}}")]
+    UnknownSlot(String),
+    /// A rule that refers to itself.
+    #[error("rule <{0}> refers to itself")]
+    Recursive(String),
+    /// Nothing to match.
+    #[error("empty template")]
+    Empty,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Open(char),
+    Close(char),
+    Bar,
+    Slot(String),
+    Rule(String),
+    Gap,
+    Word(String),
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token>, TemplateError> {
+    let mut tokens = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut word = String::new();
+    let flush = |word: &mut String, tokens: &mut Vec<Token>| {
+        if !word.is_empty() {
+            tokens.push(Token::Word(std::mem::take(word).to_lowercase()));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '(' | '[' => {
+                flush(&mut word, &mut tokens);
+                tokens.push(Token::Open(c));
+            }
+            ')' | ']' => {
+                flush(&mut word, &mut tokens);
+                tokens.push(Token::Close(c));
+            }
+            '|' => {
+                flush(&mut word, &mut tokens);
+                tokens.push(Token::Bar);
+            }
+            '*' => {
+                flush(&mut word, &mut tokens);
+                tokens.push(Token::Gap);
+            }
+            '{' | '<' => {
+                flush(&mut word, &mut tokens);
+                let close = if c == '{' { '}' } else { '>' };
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some(n) if n == close => break,
+                        Some(n) => name.push(n),
+                        None => return Err(TemplateError::Unbalanced(c)),
+                    }
+                }
+                let name = name.trim().to_string();
+                tokens.push(if c == '{' {
+                    Token::Slot(name)
+                } else {
+                    Token::Rule(name)
+                });
+            }
+            c if c.is_whitespace() => flush(&mut word, &mut tokens),
+            c => word.push(c),
+        }
+    }
+    flush(&mut word, &mut tokens);
+    Ok(tokens)
+}
+
+/// What a template may refer to while it compiles.
+pub struct Names<'a> {
+    /// Rule name to its template text.
+    pub rules: &'a BTreeMap<String, String>,
+    /// Known slot names.
+    pub slots: &'a dyn Fn(&str) -> bool,
+}
+
+/// Compiles a template, expanding its rules.
+pub fn compile(text: &str, names: &Names<'_>) -> Result<Vec<Element>, TemplateError> {
+    let elements = compile_inner(text, names, &mut Vec::new())?;
+    if elements.is_empty() {
+        return Err(TemplateError::Empty);
+    }
+    Ok(elements)
+}
+
+fn compile_inner(
+    text: &str,
+    names: &Names<'_>,
+    expanding: &mut Vec<String>,
+) -> Result<Vec<Element>, TemplateError> {
+    let tokens = tokenize(text)?;
+    let mut at = 0;
+    let elements = parse_sequence(&tokens, &mut at, names, expanding)?;
+    match tokens.get(at) {
+        None => Ok(elements),
+        Some(Token::Close(c)) => Err(TemplateError::Unbalanced(*c)),
+        Some(_) => Err(TemplateError::Unbalanced('|')),
+    }
+}
+
+/// Parses elements up to a closing bracket or bar (not consumed).
+fn parse_sequence(
+    tokens: &[Token],
+    at: &mut usize,
+    names: &Names<'_>,
+    expanding: &mut Vec<String>,
+) -> Result<Vec<Element>, TemplateError> {
+    let mut out = Vec::new();
+    while let Some(token) = tokens.get(*at) {
+        match token {
+            Token::Close(_) | Token::Bar => break,
+            Token::Open(open) => {
+                *at += 1;
+                let mut alternatives = vec![parse_sequence(tokens, at, names, expanding)?];
+                loop {
+                    match tokens.get(*at) {
+                        Some(Token::Bar) => {
+                            *at += 1;
+                            alternatives.push(parse_sequence(tokens, at, names, expanding)?);
+                        }
+                        Some(Token::Close(close)) if pairs(*open, *close) => {
+                            *at += 1;
+                            break;
+                        }
+                        _ => return Err(TemplateError::Unbalanced(*open)),
+                    }
+                }
+                if *open == '[' {
+                    alternatives.push(Vec::new());
+                }
+                out.push(Element::Choice(alternatives));
+                continue;
+            }
+            Token::Slot(name) => {
+                if !(names.slots)(name) {
+                    return Err(TemplateError::UnknownSlot(name.clone()));
+                }
+                out.push(Element::Slot(name.clone()));
+            }
+            Token::Rule(name) => {
+                if expanding.contains(name) {
+                    return Err(TemplateError::Recursive(name.clone()));
+                }
+                let body = names
+                    .rules
+                    .get(name)
+                    .ok_or_else(|| TemplateError::UnknownRule(name.clone()))?;
+                expanding.push(name.clone());
+                let inner = compile_inner(body, names, expanding)?;
+                expanding.pop();
+                out.push(Element::Choice(vec![inner]));
+            }
+            Token::Gap => out.push(Element::Gap),
+            Token::Word(word) => out.push(Element::Word(word.clone())),
+        }
+        *at += 1;
+    }
+    Ok(out)
+}
+
+fn pairs(open: char, close: char) -> bool {
+    matches!((open, close), ('(', ')') | ('[', ']'))
+}
+
+/// Fills slots while a template is matched.
+pub trait SlotFiller {
+    /// The value type of a filled slot.
+    type Value: Clone;
+    /// The value of slot `name` over `words[from..to]`, if that span fits it.
+    fn fill(&mut self, name: &str, from: usize, to: usize) -> Option<Self::Value>;
+    /// The longest span a slot may take.
+    fn max_span(&self, name: &str) -> usize;
+}
+
+/// A successful match: filled slots in order, and the words skipped by gaps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match<V> {
+    /// Slot name and value, in sentence order.
+    pub slots: Vec<(String, V)>,
+    /// Words skipped by `*`.
+    pub skipped: usize,
+}
+
+/// Steps one match may take before it gives up (pathological input).
+const STEP_BUDGET: usize = 20_000;
+
+/// Matches a whole sentence against a template; the first match found, with
+/// gaps as short and slots as long as they can be.
+pub fn matches<F: SlotFiller>(
+    template: &[Element],
+    words: &[String],
+    filler: &mut F,
+) -> Option<Match<F::Value>> {
+    let mut state = Search {
+        words,
+        filler,
+        steps: 0,
+        slots: Vec::new(),
+        skipped: 0,
+    };
+    let stack: Vec<&[Element]> = vec![template];
+    if state.run(stack, 0) {
+        Some(Match {
+            slots: state.slots,
+            skipped: state.skipped,
+        })
+    } else {
+        None
+    }
+}
+
+struct Search<'w, 'f, F: SlotFiller> {
+    words: &'w [String],
+    filler: &'f mut F,
+    steps: usize,
+    slots: Vec<(String, F::Value)>,
+    skipped: usize,
+}
+
+impl<F: SlotFiller> Search<'_, '_, F> {
+    /// Matches the continuation `stack` (innermost sequence last) from word `at`.
+    fn run(&mut self, mut stack: Vec<&[Element]>, at: usize) -> bool {
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            return false;
+        }
+        // The next element: the head of the innermost non-empty sequence.
+        let (element, rest) = loop {
+            match stack.pop() {
+                None => return at == self.words.len(),
+                Some([]) => continue,
+                Some([first, rest @ ..]) => break (first, rest),
+            }
+        };
+        stack.push(rest);
+        match element {
+            Element::Word(w) => self.words.get(at) == Some(w) && self.run(stack, at + 1),
+            Element::Choice(alternatives) => alternatives.iter().any(|alternative| {
+                let mut next = stack.clone();
+                next.push(alternative);
+                self.run(next, at)
+            }),
+            Element::Gap => {
+                let most = MAX_GAP.min(self.words.len() - at);
+                (0..=most).any(|skip| {
+                    self.skipped += skip;
+                    let ok = self.run(stack.clone(), at + skip);
+                    if !ok {
+                        self.skipped -= skip;
+                    }
+                    ok
+                })
+            }
+            Element::Slot(name) => {
+                let most = self.filler.max_span(name).min(self.words.len() - at);
+                (1..=most).rev().any(|len| {
+                    let Some(value) = self.filler.fill(name, at, at + len) else {
+                        return false;
+                    };
+                    self.slots.push((name.clone(), value));
+                    let ok = self.run(stack.clone(), at + len);
+                    if !ok {
+                        self.slots.pop();
+                    }
+                    ok
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Colours;
+    impl SlotFiller for Colours {
+        type Value = usize;
+        fn fill(&mut self, _name: &str, from: usize, to: usize) -> Option<usize> {
+            // Only one-word spans fit, at any position.
+            (to - from == 1).then_some(from)
+        }
+        fn max_span(&self, _name: &str) -> usize {
+            3
+        }
+    }
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn compiled(text: &str) -> Vec<Element> {
+        let mut rules = BTreeMap::new();
+        rules.insert("verb".to_string(), "(pass|hand|give)".to_string());
+        rules.insert("loop".to_string(), "a <loop>".to_string());
+        let slots = |n: &str| n == "object";
+        compile(
+            text,
+            &Names {
+                rules: &rules,
+                slots: &slots,
+            },
+        )
+        .expect("compiles")
+    }
+
+    #[test]
+    fn alternatives_optionals_rules_and_slots() {
+        let t = compiled("[could you] <verb> me [the] {object} [now]");
+        for s in [
+            "pass me the cola",
+            "could you hand me cola now",
+            "give me the x",
+        ] {
+            assert!(matches(&t, &words(s), &mut Colours).is_some(), "{s}");
+        }
+        for s in [
+            "pass the cola",
+            "could you pass me",
+            "pass me the two colas",
+        ] {
+            assert!(matches(&t, &words(s), &mut Colours).is_none(), "{s}");
+        }
+        let m = matches(&t, &words("pass me the cola"), &mut Colours).expect("match");
+        assert_eq!(m.slots, vec![("object".to_string(), 3)]);
+    }
+
+    #[test]
+    fn gaps_skip_few_words_and_count_them() {
+        let t = compiled("* <verb> * {object}");
+        let m = matches(&t, &words("would you mind to pass over cola"), &mut Colours).expect("m");
+        assert_eq!(m.skipped, 5);
+        assert!(matches(&t, &words("cola"), &mut Colours).is_none());
+    }
+
+    #[test]
+    fn bad_templates_say_why() {
+        let rules = BTreeMap::from([("loop".to_string(), "a <loop>".to_string())]);
+        let slots = |n: &str| n == "object";
+        let names = Names {
+            rules: &rules,
+            slots: &slots,
+        };
+        assert_eq!(compile("(a|b", &names), Err(TemplateError::Unbalanced('(')));
+        assert_eq!(compile("a]", &names), Err(TemplateError::Unbalanced(']')));
+        assert_eq!(
+            compile("<nope>", &names),
+            Err(TemplateError::UnknownRule("nope".into()))
+        );
+        assert_eq!(
+            compile("{place}", &names),
+            Err(TemplateError::UnknownSlot("place".into()))
+        );
+        assert_eq!(
+            compile("<loop>", &names),
+            Err(TemplateError::Recursive("loop".into()))
+        );
+        assert_eq!(compile("  ", &names), Err(TemplateError::Empty));
+    }
+
+    #[test]
+    fn pathological_input_gives_up_instead_of_hanging() {
+        let t = compiled("* * * * * * {object} * * * * * * x");
+        let long: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        assert!(matches(&t, &long, &mut Colours).is_none());
+    }
+}

@@ -1,0 +1,384 @@
+//! Sentence -> reading, per template group, on the shipped scenes and sentences.
+
+use super::*;
+use crate::twin::scene;
+
+fn stage() -> Understanding {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/understanding.toml");
+    Understanding::new(Grammar::load(&path).expect("shipped sentences load"))
+}
+
+/// "act key=value ...": the act and the slots that matter, compactly.
+pub(super) fn summary(r: &Reading) -> String {
+    let object = |o: &ObjectMention| {
+        if o.candidates.is_empty() {
+            format!("?{}", o.said)
+        } else {
+            o.candidates.join("/")
+        }
+    };
+    let person = |p: &PersonMention| p.name.clone().unwrap_or_else(|| format!("?{}", p.said));
+    let mut out = vec![r.act.as_str().to_string()];
+    let s = &r.slots;
+    if let Some(o) = &s.object {
+        out.push(format!("object={}", object(o)));
+    }
+    if let Some(o) = &s.source {
+        out.push(format!("source={}", object(o)));
+    }
+    if let Some(o) = &s.target {
+        out.push(format!("target={}", object(o)));
+    }
+    if let Some(p) = &s.recipient {
+        out.push(format!("recipient={}", person(p)));
+    }
+    if let Some(p) = &s.person {
+        out.push(format!("person={}", person(p)));
+    }
+    if !s.items.is_empty() {
+        out.push(format!(
+            "items={}",
+            s.items.iter().map(object).collect::<Vec<_>>().join(",")
+        ));
+    }
+    if !s.unknown_items.is_empty() {
+        out.push(format!("unknown={}", s.unknown_items.join(",")));
+    }
+    for (key, value) in [
+        ("category", &s.category),
+        ("filter", &s.filter),
+        ("ability", &s.ability),
+    ] {
+        if let Some(v) = value {
+            out.push(format!("{key}={v}"));
+        }
+    }
+    if s.only {
+        out.push("only".into());
+    }
+    out.join(" ")
+}
+
+fn check(scene_name: &str, cases: &[(&str, &str)]) {
+    let stage = stage();
+    let world = scene::load(scene_name).expect("scene");
+    let mut wrong = Vec::new();
+    for (line, expected) in cases {
+        let (head, text) = line.split_once(": ").expect("case form 'A>B: text'");
+        let (speaker, listener) = head.split_once('>').expect("A>B");
+        let reading = stage.read(
+            &world,
+            &Utterance {
+                speaker,
+                listener,
+                text,
+            },
+        );
+        let got = summary(&reading);
+        if got != *expected {
+            wrong.push(format!(
+                "{line}\n    expected {expected}\n    got      {got}   ({})",
+                reading.matched
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn requests_to_hand_over() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: Daniel, could you hand me the red glass?",
+                "give object=red_glass recipient=Felix",
+            ),
+            (
+                "Felix>Daniel: Pass the coffee, please.",
+                "give object=?the coffee recipient=Felix",
+            ),
+            (
+                "Felix>Daniel: Would you mind getting me the red glass?",
+                "give object=red_glass recipient=Felix",
+            ),
+            (
+                "Felix>Daniel: Could I have the fanta from you?",
+                "give object=fanta_bottle recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: Give Daniel the fanta, please.",
+                "give object=fanta_bottle recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: give the fanta to daniel",
+                "give object=fanta_bottle recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: the cola please",
+                "give object=cola_bottle recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: uh could you uh pass pass me the the red glass",
+                "give object=red_glass recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: I'd like the blue glass",
+                "give object=blue_glass recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: I need the sugar-free coke",
+                "give object=cola_zero_bottle recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: toss me the orange one",
+                "give object=fanta_bottle recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: bring the glasses",
+                "give object=red_glass/blue_glass recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: Could you grab the fanta botle for Daniel?",
+                "give object=fanta_bottle recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: hand him the red glass",
+                "give object=red_glass recipient=Daniel",
+            ),
+            (
+                "Felix>Daniel: Could you pass me the salt?",
+                "give object=?the salt recipient=Felix",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn moves_and_pours() {
+    check(
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: Put the milk in front of Daniel.",
+                "move_to object=milk_bottle recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: move the small cup to me",
+                "move_to object=small_cup recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: take the coffee pot away from me",
+                "move_away object=coffee_pot person=Felix",
+            ),
+            (
+                "Felix>the_robot: pour me some coffee",
+                "pour source=coffee_pot recipient=Felix",
+            ),
+            (
+                "Daniel>the_robot: fill the large cup with oat milk",
+                "pour source=oat_milk_bottle target=large_cup recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: could you pour some milk into my cup",
+                "pour source=milk_bottle target=large_cup/small_cup recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: Can I get a cup of coffee?",
+                "pour source=coffee_pot recipient=Daniel",
+            ),
+        ],
+    );
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: Daniel, could you fill some coca cola into my glass?",
+                "pour source=cola_bottle target=red_glass/blue_glass recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: Can you pour me some fanta?",
+                "pour source=fanta_bottle recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: cola into the blue glass",
+                "pour source=cola_bottle target=blue_glass recipient=Felix",
+            ),
+            (
+                "Daniel>Felix: Felix, can you give me a full glass of the same, but without sugar?",
+                "pour_same recipient=Daniel filter=sugar_free",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn questions() {
+    check(
+        "softdrinks",
+        &[
+            ("Daniel>the_robot: What drinks are there?", "ask_inventory"),
+            (
+                "Felix>Daniel: Hey Daniel, what do we have to drink?",
+                "ask_inventory category=drink",
+            ),
+            ("Felix>the_robot: what is on the table", "ask_inventory"),
+            (
+                "Felix>the_robot: do we have any fanta?",
+                "ask_have object=fanta_bottle",
+            ),
+            (
+                "Felix>the_robot: is there any beer left",
+                "ask_have object=?beer",
+            ),
+            (
+                "Felix>the_robot: Is there anything without sugar?",
+                "ask_inventory filter=sugar_free",
+            ),
+            (
+                "Felix>the_robot: where is the red glass",
+                "ask_where object=red_glass",
+            ),
+            (
+                "Felix>the_robot: who has the smartphone?",
+                "ask_who_has object=smartphone",
+            ),
+            (
+                "Felix>the_robot: can Daniel reach the red glass?",
+                "ask_ability object=red_glass person=Daniel ability=reach",
+            ),
+            (
+                "Felix>the_robot: can you see the cola zero",
+                "ask_ability object=cola_zero_bottle person=the_robot ability=see",
+            ),
+            (
+                "Felix>the_robot: what is in the blue glass?",
+                "ask_contents object=blue_glass",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn statements_about_the_table() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Daniel>Felix: We only have fanta.",
+                "state_inventory items=fanta_bottle only",
+            ),
+            (
+                "Daniel>Felix: We have two options, cola and fanta.",
+                "state_inventory items=cola_bottle,fanta_bottle",
+            ),
+            (
+                "Felix>Daniel: Right, there is cola, cola zero and fanta.",
+                "state_inventory items=cola_bottle,cola_zero_bottle,fanta_bottle",
+            ),
+        ],
+    );
+    check(
+        "dinner",
+        &[
+            (
+                "Felix>Daniel: there is no beer left",
+                "state_absent object=beer_bottle",
+            ),
+            (
+                "Felix>Daniel: we are out of wine",
+                "state_absent object=wine_bottle/wine_glass",
+            ),
+        ],
+    );
+    check(
+        "coffee",
+        &[(
+            "Daniel>Felix: we're out of milk",
+            "state_absent object=milk_bottle",
+        )],
+    );
+}
+
+#[test]
+fn social_meta_and_refusals() {
+    check(
+        "softdrinks",
+        &[
+            ("Daniel>the_robot: Hi, who are you?", "identity"),
+            ("Daniel>the_robot: what can you do", "capabilities"),
+            ("Daniel>the_robot: help", "capabilities"),
+            ("Felix>Daniel: thanks a lot!", "thanks"),
+            ("Felix>the_robot: thank you for the glass", "thanks"),
+            ("Felix>Daniel: hello everyone", "greeting"),
+            ("Felix>the_robot: Don't give me the cola.", "refuse"),
+            ("Felix>the_robot: no thanks", "refuse"),
+            ("Felix>Daniel: nice weather today, isn't it?", "unknown"),
+        ],
+    );
+}
+
+#[test]
+fn it_refers_to_the_last_object_mentioned() {
+    let stage = stage();
+    let world = scene::load("softdrinks").expect("scene");
+    let earlier = [Utterance {
+        speaker: "Felix",
+        listener: "Daniel",
+        text: "Look, there is the fanta.",
+    }];
+    let reading = stage.read_in_dialogue(
+        &world,
+        &earlier,
+        &Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "could you hand it to me",
+        },
+    );
+    assert_eq!(
+        summary(&reading),
+        "give object=fanta_bottle recipient=Felix"
+    );
+    assert!(reading.slots.object.as_ref().is_some_and(|o| o.referred));
+    // Without a dialogue, "it" means nothing: no guess.
+    let alone = stage.read(
+        &world,
+        &Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "could you hand it to me",
+        },
+    );
+    assert_ne!(summary(&alone), "give object=fanta_bottle recipient=Felix");
+}
+
+#[test]
+fn arbitrary_text_never_panics() {
+    let stage = stage();
+    let world = scene::load("softdrinks").expect("scene");
+    for text in [
+        "",
+        " ",
+        "????",
+        "the the the the the the the the the the the the the the the the the the",
+        "ä ö ü 漢字 🥤 \u{0}",
+        &"give me the ".repeat(50),
+        &"* [ ( { < | > } ) ] ".repeat(10),
+    ] {
+        let _ = stage.read(
+            &world,
+            &Utterance {
+                speaker: "Felix",
+                listener: "Daniel",
+                text,
+            },
+        );
+    }
+}
