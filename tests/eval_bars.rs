@@ -103,7 +103,8 @@ fn eval_prints_judged_events_a_summary_and_writes_a_report() {
         .args([
             "--json",
             "eval",
-            "tests/dialogues",
+            "tests/dialogues/situated.toml",
+            "tests/dialogues/corrections.toml",
             "--brain",
             "rules",
             "--report",

@@ -211,6 +211,18 @@ async fn the_page_draws_the_scene_takes_a_turn_shows_speech_and_the_moved_object
     assert!(text_of(&client, "#conversation li[data-type=speech]")
         .await
         .contains("cannot reach"));
+    // The reading of the turn is folded under it.
+    wait_count(
+        &client,
+        "#conversation li[data-type=understood][data-act=give]",
+        1,
+    )
+    .await;
+    let reading = text_of(&client, "#conversation li[data-type=understood] summary").await;
+    assert!(
+        reading.contains("give") && reading.contains("red_glass") && reading.contains("Felix"),
+        "{reading}"
+    );
     wait_count(
         &client,
         "#conversation li[data-type=action][data-ok=true]",

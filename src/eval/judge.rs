@@ -373,6 +373,18 @@ fn state_problem(world: &World, expected: &ExpectedState, who: &Expectation<'_>)
             ));
         }
     }
+    if let Some(person) = &expected.away_from {
+        let Some(person_id) = world.person_named(person) else {
+            return Some(format!("{person} is not in the scene"));
+        };
+        let held = world.holder(object) == Some(person_id);
+        if held || hindrance::reaches(world, person_id, object).reachable {
+            return Some(format!(
+                "{} is still within {person}'s reach",
+                expected.object
+            ));
+        }
+    }
     if let Some(person) = &expected.at {
         let Some(person_id) = world.person_named(person) else {
             return Some(format!("{person} is not in the scene"));
@@ -460,6 +472,7 @@ mod tests {
             object: "red_glass".into(),
             contains: None,
             at: Some("Felix".into()),
+            away_from: None,
         }]
     }
 
@@ -640,11 +653,13 @@ mod tests {
                 object: "red_glass".into(),
                 contains: Some("cola".into()),
                 at: None,
+                away_from: None,
             },
             ExpectedState {
                 object: "red_glass".into(),
                 contains: None,
                 at: Some("Felix".into()),
+                away_from: None,
             },
         ];
         let events = [

@@ -238,6 +238,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                             object: object.clone(),
                             contains: None,
                             at: Some(layouts::SENDER.to_string()),
+                            away_from: None,
                         }]
                     } else {
                         Vec::new()

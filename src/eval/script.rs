@@ -42,6 +42,9 @@ pub struct ExpectedState {
     pub contains: Option<String>,
     /// The person who must have it (holding it, or within reach on the table).
     pub at: Option<String>,
+    /// The person who must no longer have it within reach (nor hold it).
+    #[serde(default)]
+    pub away_from: Option<String>,
 }
 
 /// One scripted turn.
@@ -135,9 +138,9 @@ impl Script {
                 }
             }
             for state in &turn.expect_state {
-                if state.contains.is_none() && state.at.is_none() {
+                if state.contains.is_none() && state.at.is_none() && state.away_from.is_none() {
                     return Err(bad(format!(
-                        "expect_state for '{}' needs contains or at",
+                        "expect_state for '{}' needs contains, at or away_from",
                         state.object
                     )));
                 }

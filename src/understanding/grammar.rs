@@ -115,6 +115,8 @@ pub struct Sentence {
     pub text: String,
     /// Compiled elements.
     pub elements: Vec<Element>,
+    /// Words every match contains.
+    pub required: Vec<String>,
 }
 
 /// The loaded sentence file.
@@ -277,6 +279,7 @@ impl Grammar {
                     act: intent.act,
                     priority: intent.priority,
                     text: sentence.clone(),
+                    required: template::required_words(&elements),
                     elements,
                 });
             }

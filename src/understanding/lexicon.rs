@@ -2,6 +2,7 @@
 //! to objects and people with the twin's grounding, pronouns resolved from
 //! speaker, listener and the dialogue.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::grammar::{Grammar, SlotKind};
@@ -42,6 +43,10 @@ pub struct Lexicon<'w> {
     vocabulary: BTreeSet<String>,
     person_words: BTreeSet<String>,
     robot_words: Vec<String>,
+    /// Memo of `known` (edit distances are the costly part of a reading).
+    known_memo: RefCell<HashMap<String, Option<String>>>,
+    /// Memo of object grounding by the corrected words.
+    grounded_memo: RefCell<HashMap<String, Option<Vec<String>>>>,
 }
 
 impl<'w> Lexicon<'w> {
@@ -67,7 +72,29 @@ impl<'w> Lexicon<'w> {
             vocabulary,
             person_words,
             robot_words: grounding::words(&world.robot.name),
+            known_memo: RefCell::default(),
+            grounded_memo: RefCell::default(),
         }
+    }
+
+    /// The scene objects corrected words can mean (`None`: nothing like them).
+    fn ground(&self, words: &str) -> Option<Vec<String>> {
+        if let Some(hit) = self.grounded_memo.borrow().get(words) {
+            return hit.clone();
+        }
+        let found = match grounding::object(self.world, words) {
+            Grounding::Resolved(id) => Some(vec![self.world.object(id).name.clone()]),
+            Grounding::Ambiguous(ids) => Some(
+                ids.into_iter()
+                    .map(|id| self.world.object(id).name.clone())
+                    .collect(),
+            ),
+            Grounding::Unknown { .. } => None,
+        };
+        self.grounded_memo
+            .borrow_mut()
+            .insert(words.to_string(), found.clone());
+        found
     }
 
     /// The words by which a listener may be addressed at either end of a sentence.
@@ -85,6 +112,17 @@ impl<'w> Lexicon<'w> {
 
     /// A word as the vocabulary knows it (plural, near miss), if it does.
     fn known(&self, word: &str) -> Option<String> {
+        if let Some(hit) = self.known_memo.borrow().get(word) {
+            return hit.clone();
+        }
+        let found = self.known_uncached(word);
+        self.known_memo
+            .borrow_mut()
+            .insert(word.to_string(), found.clone());
+        found
+    }
+
+    fn known_uncached(&self, word: &str) -> Option<String> {
         if self.vocabulary.contains(word) {
             return Some(word.to_string());
         }
@@ -145,7 +183,7 @@ pub struct Filler<'a, 'w> {
     context: &'a Context,
     words: &'a [String],
     breaks: &'a [bool],
-    cache: HashMap<(String, usize, usize), Option<SlotValue>>,
+    cache: HashMap<(usize, usize, usize), Option<SlotValue>>,
 }
 
 impl<'a, 'w> Filler<'a, 'w> {
@@ -209,14 +247,10 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
         let known: Option<Vec<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
         let candidates = match known {
-            Some(words) => match grounding::object(self.lexicon.world, &words.join(" ")) {
-                Grounding::Resolved(id) => vec![self.lexicon.world.object(id).name.clone()],
-                Grounding::Ambiguous(ids) => ids
-                    .into_iter()
-                    .map(|id| self.lexicon.world.object(id).name.clone())
-                    .collect(),
-                Grounding::Unknown { .. } if unknown_allowed => Vec::new(),
-                Grounding::Unknown { .. } => return None,
+            Some(words) => match self.lexicon.ground(&words.join(" ")) {
+                Some(candidates) => candidates,
+                None if unknown_allowed => Vec::new(),
+                None => return None,
             },
             None if unknown_allowed
                 && rest.len() <= 3
@@ -305,7 +339,11 @@ impl SlotFiller for Filler<'_, '_> {
     type Value = SlotValue;
 
     fn fill(&mut self, name: &str, from: usize, to: usize) -> Option<SlotValue> {
-        let key = (name.to_string(), from, to);
+        let slot = super::SLOT_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .unwrap_or(usize::MAX);
+        let key = (slot, from, to);
         if let Some(cached) = self.cache.get(&key) {
             return cached.clone();
         }

@@ -109,6 +109,9 @@ impl Understanding {
         for words in sentences.iter().flatten() {
             let mut filler = Filler::new(lexicon, grammar, &context, &words.words, &words.breaks);
             for (index, sentence) in grammar.sentences.iter().enumerate() {
+                if !sentence.required.iter().all(|w| words.words.contains(w)) {
+                    continue;
+                }
                 let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
                 else {
                     continue;

@@ -201,6 +201,28 @@ fn pairs(open: char, close: char) -> bool {
     matches!((open, close), ('(', ')') | ('[', ']'))
 }
 
+/// Words every match of a template contains (a cheap test before matching).
+pub fn required_words(elements: &[Element]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for element in elements {
+        match element {
+            Element::Word(w) => out.push(w.clone()),
+            Element::Choice(alternatives) => {
+                let mut each = alternatives.iter().map(|a| required_words(a));
+                let Some(first) = each.next() else { continue };
+                let common = each.fold(first, |acc, next| {
+                    acc.into_iter().filter(|w| next.contains(w)).collect()
+                });
+                out.extend(common);
+            }
+            Element::Slot(_) | Element::Gap => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Fills slots while a template is matched.
 pub trait SlotFiller {
     /// The value type of a filled slot.

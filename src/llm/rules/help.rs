@@ -80,7 +80,17 @@ impl RulesBrain {
                 (Some(receiver), false) => hindrance.explanation(receiver),
                 _ => "You asked me".to_string(),
             };
-            let offer = offer(reading.act, &object, &recipient, s.sender.as_deref());
+            let liquid = listed
+                .iter()
+                .find(|o| o.name == object)
+                .and_then(|o| o.contains.clone());
+            let offer = offer(
+                reading.act,
+                &object,
+                liquid.as_deref(),
+                &recipient,
+                s.sender.as_deref(),
+            );
             return self.say(s, format!("{why}, so I will {offer}."));
         }
         plan.into_iter()
@@ -301,7 +311,13 @@ pub(super) fn drinks(listed: &[Listed]) -> Vec<String> {
 }
 
 /// "hand you the red glass", "pour Daniel some fanta".
-fn offer(act: Act, object: &str, recipient: &str, sender: Option<&str>) -> String {
+fn offer(
+    act: Act,
+    object: &str,
+    liquid: Option<&str>,
+    recipient: &str,
+    sender: Option<&str>,
+) -> String {
     let thing = natural(object);
     let to_you = sender == Some(recipient);
     let whom = if to_you {
@@ -314,7 +330,13 @@ fn offer(act: Act, object: &str, recipient: &str, sender: Option<&str>) -> Strin
         Act::Give => format!("hand {thing} to {recipient}"),
         Act::MoveTo => format!("put {thing} within reach of {whom}"),
         Act::MoveAway => format!("move {thing} away"),
-        Act::Pour => format!("pour {whom} something from {thing}"),
-        _ => format!("fill a fresh glass for {whom} from {thing}"),
+        Act::Pour => match liquid {
+            Some(liquid) => format!("pour {whom} some {liquid}"),
+            None => format!("pour {whom} something from {thing}"),
+        },
+        _ => match liquid {
+            Some(liquid) => format!("fill a fresh glass with {liquid} for {whom}"),
+            None => format!("fill a fresh glass for {whom} from {thing}"),
+        },
     }
 }

@@ -166,6 +166,23 @@ function line(type, attrs, text) {
   return li;
 }
 
+/// "give red_glass → Felix": an act and its slots in a few words.
+function readingSummary(event) {
+  const slots = event.slots || {};
+  const thing = (o) => (o && o.candidates && o.candidates.length ? o.candidates.join(" or ") : o ? `"${o.said}" (not here)` : "");
+  const parts = [event.act.replace(/_/g, " ")];
+  if (slots.object) parts.push(thing(slots.object));
+  if (slots.source) parts.push(`from ${thing(slots.source)}`);
+  if (slots.target) parts.push(`into ${thing(slots.target)}`);
+  if (slots.recipient && slots.recipient.name) parts.push(`→ ${slots.recipient.name}`);
+  if (slots.person && slots.person.name) parts.push(`(${slots.person.name})`);
+  if (slots.items && slots.items.length) parts.push(slots.items.map(thing).join(", "));
+  if (slots.unknown_items && slots.unknown_items.length) parts.push(`not here: ${slots.unknown_items.join(", ")}`);
+  for (const key of ["category", "filter", "ability"]) if (slots[key]) parts.push(`${key}: ${slots[key].replace(/_/g, " ")}`);
+  if (slots.only) parts.push("only");
+  return parts.join(" ");
+}
+
 function setStatus(status) {
   const pill = $("status");
   pill.dataset.status = status;
@@ -184,6 +201,26 @@ function show(event) {
       who.textContent = `${event.speaker} → ${event.listener}: `;
       li.append(who, document.createTextNode(event.text));
       setStatus("thinking");
+      break;
+    }
+    case "understood": {
+      // Folded under the turn it reads: the act and its slots, the template that matched.
+      const box = document.createElement("details");
+      box.className = "understood";
+      const summary = document.createElement("summary");
+      summary.textContent = `understood: ${readingSummary(event)}`;
+      const matched = document.createElement("div");
+      matched.className = "matched";
+      matched.textContent = `matched ${event.matched}`;
+      const heard = document.createElement("div");
+      heard.className = "heard";
+      heard.textContent = `heard "${event.heard || ""}"`;
+      box.append(summary, matched, heard);
+      const li = document.createElement("li");
+      li.dataset.type = "understood";
+      li.dataset.act = event.act;
+      li.appendChild(box);
+      conv.appendChild(li);
       break;
     }
     case "tool_call": {
