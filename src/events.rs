@@ -15,6 +15,10 @@ pub enum Event {
         speaker: String,
         listener: String,
         text: String,
+        /// How the speaker was found (spoken turns: direction, elimination,
+        /// named, answer, config, unknown; `corrected` after a correction).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        speaker_by: Option<String>,
     },
     /// What the understanding stage read in a turn: the act, its slots, and
     /// the template or rule that matched.

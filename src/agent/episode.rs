@@ -236,6 +236,7 @@ impl Agent {
             speaker: turn.speaker.clone(),
             listener: turn.listener.clone(),
             text: turn.text.clone(),
+            speaker_by: turn.speaker_by.clone(),
         });
         self.respond(turn, twin, events, &CancellationToken::new())
             .await

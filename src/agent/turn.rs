@@ -12,6 +12,9 @@ pub struct Turn {
     pub listener: String,
     /// What they said.
     pub text: String,
+    /// How the speaker was found, for spoken turns (`speaker_by` in the turn event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker_by: Option<String>,
 }
 
 /// Why a line is not a turn; the message is the one-line hint for the user.
@@ -50,6 +53,7 @@ impl Turn {
             speaker: speaker.to_string(),
             listener: listener.to_string(),
             text: text.to_string(),
+            speaker_by: None,
         })
     }
 }

@@ -57,6 +57,7 @@ impl EventSink for Printer {
                 speaker,
                 listener,
                 text,
+                ..
             } => self.paint("1", &format!("{speaker} -> {listener}: {text}")),
             Event::Speech { to, text } => {
                 self.paint("36", &format!("  robot says to {to}: {text}"))

@@ -225,6 +225,7 @@ async fn post_turn(
             speaker,
             listener,
             text: text.trim().to_string(),
+            speaker_by: None,
         },
         _ => {
             return Err(ApiError::bad(
@@ -280,6 +281,7 @@ pub fn ground_turn(world: &World, turn: Turn) -> Result<Turn, ApiError> {
         speaker,
         listener,
         text: turn.text,
+        speaker_by: None,
     })
 }
 

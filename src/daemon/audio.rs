@@ -140,7 +140,9 @@ impl Microphone {
             .spawn(move || {
                 let mut duplex = duplex;
                 let mut frontend = FrontEnd::new(settings, participants, recognizer);
-                let should_stop = move || stop_flag.load(Ordering::Relaxed);
+                note_questions(&intake.bus, frontend.last_question(), stop_flag.clone());
+                let stop_listening = stop_flag.clone();
+                let should_stop = move || stop_listening.load(Ordering::Relaxed);
                 let mut options = Listening {
                     pause_ms: Some(pause_ms),
                     stop: &should_stop,
@@ -160,6 +162,7 @@ impl Microphone {
                             speaker: heard.speaker.clone(),
                             listener: heard.listener.clone(),
                             text: heard.text.clone(),
+                            speaker_by: Some(heard.speaker_by.as_str().to_string()),
                         };
                         if let Err(why) = intake.submit(turn) {
                             tracing::info!("heard turn not taken: {why}");
@@ -190,5 +193,39 @@ impl Microphone {
         if self.thread.join().is_err() {
             tracing::error!("the microphone thread panicked");
         }
+    }
+}
+
+/// Notes every question the robot asks a person (a `speech` event ending in
+/// "?"), so that a reply right after it is attributed to that person.
+fn note_questions(
+    bus: &super::bus::Bus,
+    board: crate::frontend::LastQuestion,
+    stop: Arc<AtomicBool>,
+) {
+    let mut events = bus.subscribe();
+    let spawned = std::thread::Builder::new()
+        .name("questions".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let logged = match events.blocking_recv() {
+                    Ok(logged) => logged,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                let Ok(event) = serde_json::from_str::<serde_json::Value>(&logged.line) else {
+                    continue;
+                };
+                let to = event["to"].as_str().unwrap_or("");
+                let asks = event["text"]
+                    .as_str()
+                    .is_some_and(|t| t.trim_end().ends_with('?'));
+                if event["type"] == "speech" && asks && !to.is_empty() && to != "All" {
+                    board.asked(to);
+                }
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::warn!("no question watcher: {error}");
     }
 }

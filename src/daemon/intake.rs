@@ -282,6 +282,7 @@ impl Intake {
                     speaker: turn.speaker.clone(),
                     listener: turn.listener.clone(),
                     text: turn.text.clone(),
+                    speaker_by: turn.speaker_by.clone(),
                 });
                 let effect = self.interrupt(kind, &turn.speaker);
                 Ok(Submitted {

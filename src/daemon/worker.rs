@@ -436,6 +436,7 @@ pub fn enqueue(bus: &Bus, queue: &TurnQueue, turn: Turn) -> u64 {
         speaker: turn.speaker.clone(),
         listener: turn.listener.clone(),
         text: turn.text.clone(),
+        speaker_by: turn.speaker_by.clone(),
     });
     if let Some(dropped) = queue.push(Queued { turn, seq }) {
         bus.publish(Event::Warning {

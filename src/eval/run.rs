@@ -210,6 +210,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                 speaker: layouts::SENDER.to_string(),
                 listener: layouts::RECEIVER.to_string(),
                 text,
+                speaker_by: None,
             };
             let helps = case.case != Case::Unobtrusive;
             episodes.push(Episode {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub mod asr;
+pub mod attribution;
 pub mod doa;
 pub mod listener;
 pub mod participants;
@@ -22,6 +23,7 @@ pub mod turn;
 pub mod vad;
 
 pub use asr::{Recognizer, Transcript};
+pub use attribution::{attribute, Attribution, Clues, LastQuestion, SpeakerBy};
 pub use doa::{Doa, Localizer};
 pub use listener::{resolve_listener, ListenerReason, ALL};
 pub use participants::{participants_from_scene_file, Participant, Participants};
@@ -229,6 +231,8 @@ pub struct FrontEnd<T: Transcriber> {
     settings: AudioSettings,
     participants: Participants,
     transcriber: T,
+    /// The robot's last question to a person (answers are attributed to them).
+    last_question: LastQuestion,
 }
 
 impl<T: Transcriber> std::fmt::Debug for FrontEnd<T> {
@@ -246,7 +250,13 @@ impl<T: Transcriber> FrontEnd<T> {
             settings,
             participants,
             transcriber,
+            last_question: LastQuestion::default(),
         }
+    }
+
+    /// Where the robot's questions are noted, for attributing the answers.
+    pub fn last_question(&self) -> LastQuestion {
+        self.last_question.clone()
     }
 
     /// Replaces the people (the twin moved them).
@@ -458,28 +468,29 @@ impl<T: Transcriber> FrontEnd<T> {
             tracing::info!(start_s = u.start_s, text = %transcript.text, "utterance rejected: {why}");
             return Ok(None);
         }
-        let speaker = resolve_speaker(
-            doa,
-            &self.participants,
-            self.settings.max_speaker_error_deg,
-            self.settings.fallback_speaker.as_deref(),
-        );
-        if speaker.name == UNKNOWN_SPEAKER {
-            tracing::warn!(doa = ?doa.map(|d| d.azimuth_deg), "speaker unknown");
-        }
-        let (listener, reason) = resolve_listener(
+        let window = std::time::Duration::from_secs_f32(self.settings.answer_window_s.max(0.0));
+        let who = attribute(
             &transcript.text,
-            &speaker.name,
             &self.participants,
-            self.settings.listener_cone_deg,
+            &Clues {
+                doa,
+                max_error_deg: self.settings.max_speaker_error_deg,
+                cone_deg: self.settings.listener_cone_deg,
+                asked: self.last_question.recent(Instant::now(), window),
+                fallback: self.settings.fallback_speaker.as_deref(),
+            },
         );
-        tracing::debug!(?reason, listener, "listener resolved");
+        if who.speaker_by == SpeakerBy::Unknown {
+            tracing::info!(doa = ?doa.map(|d| d.azimuth_deg), "speaker unknown");
+        }
+        tracing::debug!(speaker_by = who.speaker_by.as_str(), reason = ?who.listener_by, listener = who.listener, "speaker and listener resolved");
         tracing::debug!(
             elapsed_ms = transcript.elapsed.as_millis() as u64,
             audio_ctx = transcript.audio_ctx,
             "recognised"
         );
-        let mut turn = Turn::new(speaker.name, listener, transcript.text);
+        let mut turn = Turn::new(who.speaker, who.listener, transcript.text);
+        turn.speaker_by = who.speaker_by;
         turn.start_s = u.start_s;
         turn.end_s = u.end_s;
         turn.doa_deg = doa.map(|d| d.azimuth_deg);

@@ -24,6 +24,9 @@ pub struct AudioSettings {
     pub max_speaker_error_deg: f32,
     /// Speaker used when the direction cannot be measured (one microphone); `None` gives `unknown`.
     pub fallback_speaker: Option<String>,
+    /// Seconds after the robot asked a person a question within which a reply
+    /// is taken as that person's answer (one microphone).
+    pub answer_window_s: f32,
     /// Voice activity detection and end of turn.
     pub vad: VadSettings,
     /// Speech recognition.
@@ -77,6 +80,7 @@ impl Default for AudioSettings {
             speed_of_sound: 343.0,
             max_speaker_error_deg: 25.0,
             fallback_speaker: None,
+            answer_window_s: 8.0,
             vad: VadSettings::default(),
             asr: AsrSettings::default(),
             listener_cone_deg: 30.0,

@@ -10,6 +10,8 @@ pub struct Turn {
     pub kind: &'static str,
     /// Who spoke (`unknown` when unresolved).
     pub speaker: String,
+    /// How the speaker was found: direction, elimination, named, answer, config, unknown.
+    pub speaker_by: super::SpeakerBy,
     /// Who was addressed (`All` when nobody in particular).
     pub listener: String,
     /// What was said.
@@ -30,6 +32,7 @@ impl Turn {
         Self {
             kind: "turn",
             speaker,
+            speaker_by: super::SpeakerBy::Unknown,
             listener,
             text,
             start_s: 0.0,

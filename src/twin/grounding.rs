@@ -53,6 +53,9 @@ struct Entry<T> {
     name: String,
     name_words: Vec<String>,
     kind_words: Vec<String>,
+    /// What people call the kind ("glass"), without the kind's own name
+    /// ("wine_glass"): only these words may go unsaid without a penalty.
+    spoken_kind_words: Vec<String>,
     property_words: Vec<String>,
 }
 
@@ -70,14 +73,16 @@ fn object_entries(world: &World) -> Vec<Entry<ObjectId>> {
         .object_ids()
         .map(|id| {
             let object = world.object(id);
-            let mut kind_words: Vec<String> =
+            let spoken_kind_words: Vec<String> =
                 object.kind.words.iter().flat_map(|w| words(w)).collect();
+            let mut kind_words = spoken_kind_words.clone();
             kind_words.extend(words(&object.kind.name));
             Entry {
                 id,
                 name: object.name.clone(),
                 name_words: words(&object.name),
                 kind_words,
+                spoken_kind_words,
                 property_words: object.properties.iter().flat_map(|p| words(p)).collect(),
             }
         })
@@ -113,7 +118,7 @@ fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
             let unsaid = e
                 .name_words
                 .iter()
-                .filter(|w| !e.kind_words.contains(w) && !query_words.contains(w))
+                .filter(|w| !e.spoken_kind_words.contains(w) && !query_words.contains(w))
                 .count();
             (unsaid, e.id)
         })
@@ -192,6 +197,7 @@ pub fn person(world: &World, query: &str) -> Grounding<PersonId> {
             name: world.person(id).name.clone(),
             name_words: words(&world.person(id).name),
             kind_words: Vec::new(),
+            spoken_kind_words: Vec::new(),
             property_words: Vec::new(),
         })
         .collect();

@@ -84,11 +84,31 @@ impl<'w> Lexicon<'w> {
         }
         let found = match grounding::object(self.world, words) {
             Grounding::Resolved(id) => Some(vec![self.world.object(id).name.clone()]),
-            Grounding::Ambiguous(ids) => Some(
-                ids.into_iter()
-                    .map(|id| self.world.object(id).name.clone())
-                    .collect(),
-            ),
+            Grounding::Ambiguous(ids) => {
+                // "the wine": the one that holds wine, not the wine glass.
+                let said = grounding::words(words);
+                let holding: Vec<_> = ids
+                    .iter()
+                    .filter(|id| {
+                        self.world
+                            .object(**id)
+                            .contains
+                            .as_deref()
+                            .is_some_and(|liquid| {
+                                let liquid = grounding::words(liquid);
+                                said.iter().all(|w| liquid.contains(w))
+                            })
+                    })
+                    .collect();
+                match holding.as_slice() {
+                    [one] => Some(vec![self.world.object(**one).name.clone()]),
+                    _ => Some(
+                        ids.into_iter()
+                            .map(|id| self.world.object(id).name.clone())
+                            .collect(),
+                    ),
+                }
+            }
             Grounding::Unknown { .. } => None,
         };
         self.grounded_memo
@@ -101,7 +121,14 @@ impl<'w> Lexicon<'w> {
     pub fn vocatives(&self, context: &Context) -> Vec<Vec<String>> {
         let mut out = Vec::new();
         if let Some(listener) = &context.listener_person {
-            out.push(grounding::words(listener));
+            let name = grounding::words(listener);
+            // A short form ("Dan" for Daniel) addresses them too.
+            if let [one] = name.as_slice() {
+                if one.chars().count() > 4 {
+                    out.push(vec![one.chars().take(3).collect()]);
+                }
+            }
+            out.push(name);
         }
         if context.robot_addressed {
             out.push(self.robot_words.clone());
@@ -245,7 +272,14 @@ impl<'a, 'w> Filler<'a, 'w> {
         {
             return None;
         }
-        let known: Option<Vec<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
+        let known: Vec<Option<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
+        // One word the table does not know is left out ("the regular milk", "the orange soda").
+        let unknown = known.iter().filter(|k| k.is_none()).count();
+        let known: Option<Vec<String>> = if unknown == 1 && rest.len() > 1 {
+            Some(known.into_iter().flatten().collect())
+        } else {
+            known.into_iter().collect()
+        };
         let candidates = match known {
             Some(words) => match self.lexicon.ground(&words.join(" ")) {
                 Some(candidates) => candidates,
@@ -259,6 +293,13 @@ impl<'a, 'w> Filler<'a, 'w> {
                 Vec::new()
             }
             None => return None,
+        };
+        // "that glass" after one was named: the one named.
+        let candidates = match &self.context.referent {
+            Some(referent) if candidates.len() > 1 && candidates.contains(referent) => {
+                vec![referent.clone()]
+            }
+            _ => candidates,
         };
         Some(ObjectMention {
             said,

@@ -74,12 +74,11 @@ impl Understanding {
         turn: &Utterance<'_>,
     ) -> Reading {
         let lexicon = Lexicon::new(world);
-        let referent = earlier.iter().rev().take(REFERENT_LOOKBACK).find_map(|u| {
-            let reading = self.read_with(&lexicon, world, u, None);
-            reading
-                .main_object()
-                .and_then(ObjectMention::resolved)
-                .map(str::to_string)
+        // Oldest first, so that "it" carries through the dialogue.
+        let recent = &earlier[earlier.len().saturating_sub(REFERENT_LOOKBACK)..];
+        let referent = recent.iter().fold(None, |referent: Option<String>, u| {
+            let reading = self.read_with(&lexicon, world, u, referent.clone());
+            reading.referent().map(str::to_string).or(referent)
         });
         self.read_with(&lexicon, world, turn, referent)
     }
@@ -96,45 +95,75 @@ impl Understanding {
         turn: &Utterance<'_>,
         referent: Option<String>,
     ) -> Reading {
-        let context = context_of(world, turn, referent);
+        let mut context = context_of(world, turn, referent);
         let grammar = &*self.grammar;
-        let sentences =
+        let parts =
             normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context));
-        let heard = sentences
+        let heard = parts
             .iter()
             .filter_map(|variants| variants.last().map(normalize::Words::text))
             .collect::<Vec<_>>()
             .join(" | ");
         let mut best: Option<(Score, Reading)> = None;
-        for words in sentences.iter().flatten() {
-            let mut filler = Filler::new(lexicon, grammar, &context, &words.words, &words.breaks);
-            for (index, sentence) in grammar.sentences.iter().enumerate() {
-                if !sentence.required.iter().all(|w| words.words.contains(w)) {
-                    continue;
+        for variants in &parts {
+            // Within a turn, "it" may mean what an earlier part named.
+            let mut part_best: Option<(Score, Reading)> = None;
+            for words in variants {
+                if let Some((score, reading)) = self.best_match(lexicon, &context, words, &heard) {
+                    if part_best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
+                        part_best = Some((score, reading));
+                    }
                 }
-                let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
-                else {
-                    continue;
-                };
-                let score = Score {
-                    priority: sentence.priority,
-                    skipped: found.skipped,
-                    index,
-                };
-                if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
-                    continue;
+            }
+            if let Some((score, reading)) = part_best {
+                if let Some(named) = reading.referent() {
+                    context.referent = Some(named.to_string());
                 }
-                let reading = Reading {
-                    act: sentence.act,
-                    slots: slots_of(found.slots, sentence.act, &context),
-                    matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
-                    heard: heard.clone(),
-                };
-                best = Some((score, reading));
+                if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
+                    best = Some((score, reading));
+                }
             }
         }
         best.map(|(_, r)| r)
             .unwrap_or_else(|| Reading::unknown(heard))
+    }
+
+    /// The best template match of one reading of one part of a turn.
+    fn best_match(
+        &self,
+        lexicon: &Lexicon<'_>,
+        context: &Context,
+        words: &normalize::Words,
+        heard: &str,
+    ) -> Option<(Score, Reading)> {
+        let grammar = &*self.grammar;
+        let mut filler = Filler::new(lexicon, grammar, context, &words.words, &words.breaks);
+        let mut best: Option<(Score, Reading)> = None;
+        for (index, sentence) in grammar.sentences.iter().enumerate() {
+            if !sentence.required.iter().all(|w| words.words.contains(w)) {
+                continue;
+            }
+            let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
+            else {
+                continue;
+            };
+            let score = Score {
+                priority: sentence.priority,
+                skipped: found.skipped,
+                index,
+            };
+            if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
+                continue;
+            }
+            let reading = Reading {
+                act: sentence.act,
+                slots: slots_of(found.slots, sentence.act, context),
+                matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
+                heard: heard.to_string(),
+            };
+            best = Some((score, reading));
+        }
+        best
     }
 }
 
@@ -201,11 +230,12 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
             ("category", SlotValue::Value(v)) => slots.category = Some(v),
             ("filter", SlotValue::Value(v)) => slots.filter = Some(v),
             ("ability", SlotValue::Value(v)) => slots.ability = Some(v),
+            ("fill", SlotValue::Value(v)) => slots.fill = Some(v),
             ("only", SlotValue::Value(_)) => slots.only = true,
             _ => {}
         }
     }
-    if act.is_request() && slots.recipient.is_none() {
+    if (act.is_request() || act == Act::Claim) && slots.recipient.is_none() {
         slots.recipient = Some(PersonMention {
             said: String::new(),
             name: context.speaker.clone(),
@@ -230,6 +260,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "category",
     "filter",
     "ability",
+    "fill",
     "only",
 ];
 

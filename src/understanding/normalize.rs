@@ -37,14 +37,31 @@ impl Words {
 /// The comma token inside normalising.
 const COMMA: &str = ",";
 
-/// The sentences of a text, each read two ways: with the discourse words at
-/// its ends ("thanks a lot") and without them ("hi, who are you" -> "who are
-/// you"); `vocatives` are the words by which the listener may be addressed.
+/// The parts of a text in order, each read two ways: with the discourse
+/// words at its ends ("thanks a lot") and without them ("hi, who are you" ->
+/// "who are you"). The parts are its sentences, and after a sentence with
+/// commas each of its clauses ("take the pot away from me, it is hot");
+/// `vocatives` are the words by which the listener may be addressed.
 pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Vec<Words>> {
-    text.split(['.', '!', '?', ';', '\n'])
-        .map(|s| sentence(rules, s, vocatives))
-        .filter(|variants| !variants.is_empty())
-        .collect()
+    let mut parts = Vec::new();
+    for s in text.split(['.', '!', '?', ';', '\n']) {
+        let whole = sentence(rules, s, vocatives);
+        if whole.is_empty() {
+            continue;
+        }
+        let clauses: Vec<&str> = s.split([',', ':']).collect();
+        parts.push(whole);
+        if clauses.len() > 1 {
+            for clause in clauses {
+                let read = sentence(rules, clause, vocatives);
+                let only_a_name = read.iter().all(|w| vocatives.iter().any(|v| v == &w.words));
+                if !read.is_empty() && !only_a_name {
+                    parts.push(read);
+                }
+            }
+        }
+    }
+    parts
 }
 
 fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Words> {
@@ -148,14 +165,19 @@ fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
 fn trim_discourse(rules: &Normalize, words: &mut Vec<String>) {
     loop {
         let before = words.len();
-        if content_len(words) > 1 && rules.leading.contains(&words[0]) {
-            words.remove(0);
+        for phrase in rules.leading.iter().map(|p| plain_words(p)) {
+            if !phrase.is_empty() && content_len(words) > phrase.len() && words.starts_with(&phrase)
+            {
+                words.drain(..phrase.len());
+                trim_commas(words);
+            }
         }
-        trim_commas(words);
-        if content_len(words) > 1 && rules.trailing.contains(&words[words.len() - 1]) {
-            words.pop();
+        for phrase in rules.trailing.iter().map(|p| plain_words(p)) {
+            if !phrase.is_empty() && content_len(words) > phrase.len() && words.ends_with(&phrase) {
+                words.truncate(words.len() - phrase.len());
+                trim_commas(words);
+            }
         }
-        trim_commas(words);
         if words.len() == before {
             break;
         }

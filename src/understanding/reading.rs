@@ -32,6 +32,10 @@ pub enum Act {
     StateInventory,
     /// A claim that something is gone ("there is no beer left", "we are out of milk").
     StateAbsent,
+    /// A claim about what a container holds ("both glasses are full").
+    StateContents,
+    /// Whose it is, in reply to the robot's question ("it is for me", "Felix").
+    Claim,
     /// Thanks.
     Thanks,
     /// A greeting.
@@ -67,6 +71,8 @@ impl Act {
             Act::AskContents => "ask_contents",
             Act::StateInventory => "state_inventory",
             Act::StateAbsent => "state_absent",
+            Act::StateContents => "state_contents",
+            Act::Claim => "claim",
             Act::Thanks => "thanks",
             Act::Greeting => "greeting",
             Act::Farewell => "farewell",
@@ -156,6 +162,9 @@ pub struct Slots {
     /// A word-list value: `see` or `reach`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ability: Option<String>,
+    /// A word-list value: `full` or `empty` (what a container holds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill: Option<String>,
     /// "only": a statement claims to be complete.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub only: bool,
@@ -183,6 +192,15 @@ impl Reading {
             matched: "none".into(),
             heard,
         }
+    }
+
+    /// What "it" means after this reading: the glass just filled, else the
+    /// object the reading is about, when resolved.
+    pub fn referent(&self) -> Option<&str> {
+        let filled = matches!(self.act, Act::Pour | Act::PourSame)
+            .then(|| self.slots.target.as_ref().and_then(ObjectMention::resolved))
+            .flatten();
+        filled.or_else(|| self.main_object().and_then(ObjectMention::resolved))
     }
 
     /// The object the reading is mainly about, if any.

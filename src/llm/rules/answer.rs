@@ -292,7 +292,7 @@ impl RulesBrain {
                 ..
             }) => format!("{thing} contains {liquid}."),
             Some(Listed { empty: true, .. }) => format!("{thing} is empty."),
-            _ => format!("{thing} holds nothing to drink."),
+            _ => self.describe_object(&object),
         };
         self.say(s, text)
     }
@@ -345,7 +345,9 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
-        let mention = s.reading.slots.object.as_ref()?;
+        let Some(mention) = s.reading.slots.object.as_ref() else {
+            return self.filtered_absence_claim(s, &listed);
+        };
         let present: Vec<&Listed> = listed
             .iter()
             .filter(|l| mention.candidates.contains(&l.name))
@@ -377,6 +379,88 @@ impl RulesBrain {
             None => return None,
         };
         self.say_to(s, "All".into(), text)
+    }
+
+    /// "Both glasses are full." — corrected when they are not.
+    pub(super) fn contents_claim(&self, s: &Situation<'_>) -> Calls {
+        let listed = match self.listed(s) {
+            Ok(l) => l,
+            Err(calls) => return calls,
+        };
+        let mention = s.reading.slots.object.as_ref()?;
+        let claimed_full = s.reading.slots.fill.as_deref() == Some("full");
+        let said: Vec<&Listed> = listed
+            .iter()
+            .filter(|l| mention.candidates.contains(&l.name))
+            .collect();
+        let wrong: Vec<&&Listed> = said
+            .iter()
+            .filter(|l| {
+                if claimed_full {
+                    l.contains.is_none()
+                } else {
+                    l.contains.is_some()
+                }
+            })
+            .collect();
+        if wrong.is_empty() {
+            return if s.robot_addressed && !said.is_empty() {
+                self.say(s, "Yes, that is right.".into())
+            } else {
+                None
+            };
+        }
+        let text = if claimed_full {
+            let names: Vec<String> = wrong.iter().map(|l| natural(&l.name)).collect();
+            let verb = if names.len() > 1 { "are" } else { "is" };
+            format!("Sorry to interrupt: {} {verb} empty.", and_list(&names))
+        } else {
+            let parts: Vec<String> = wrong
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} in {}",
+                        l.contains.clone().unwrap_or_default(),
+                        natural(&l.name)
+                    )
+                })
+                .collect();
+            format!("Sorry to interrupt: there is still {}.", and_list(&parts))
+        };
+        self.say_to(s, "All".into(), text)
+    }
+
+    /// "There is nothing without alcohol." — corrected when there is.
+    fn filtered_absence_claim(&self, s: &Situation<'_>, listed: &[Listed]) -> Calls {
+        let filter = self
+            .understanding
+            .grammar()
+            .filters
+            .get(s.reading.slots.filter.as_deref()?)?;
+        let fitting: Vec<String> = self
+            .world
+            .objects()
+            .iter()
+            .filter(|o| filter.admits(&object_words(o)))
+            .filter_map(|o| listed.iter().find(|l| l.name == o.name)?.contains.clone())
+            .fold(Vec::new(), |mut acc, liquid| {
+                if !acc.contains(&liquid) {
+                    acc.push(liquid);
+                }
+                acc
+            });
+        if fitting.is_empty() {
+            return None;
+        }
+        self.say_to(
+            s,
+            "All".into(),
+            format!(
+                "Sorry to interrupt: there is {}, {}.",
+                and_list(&fitting),
+                filter.say
+            ),
+        )
     }
 
     /// Thanks, greetings, goodbyes, who it is, what it can do, "no thanks":
@@ -411,6 +495,25 @@ impl RulesBrain {
                 "Sorry, I did not understand that. You can say, for example: please hand me {example}, or: what is there to drink?"
             ),
         )
+    }
+
+    /// "The box is a cereal box.": what a thing without a drink is.
+    fn describe_object(&self, name: &str) -> String {
+        let thing = capitalised(&natural(name));
+        let Some(object) = self
+            .world
+            .object_named(name)
+            .map(|id| self.world.object(id))
+        else {
+            return format!("{thing} holds nothing to drink.");
+        };
+        match object.properties.first() {
+            Some(word) => format!(
+                "{thing} is a {word} {}, with nothing to drink in it.",
+                bare(&object.kind.name)
+            ),
+            None => format!("{thing} holds nothing to drink."),
+        }
     }
 
     fn capabilities(&self) -> String {
@@ -495,7 +598,7 @@ fn capitalised(text: &str) -> String {
     }
 }
 
-fn object_words(o: &crate::twin::world::Object) -> Vec<String> {
+pub(super) fn object_words(o: &crate::twin::world::Object) -> Vec<String> {
     let mut words: Vec<String> = o.properties.iter().map(|p| p.to_lowercase()).collect();
     words.extend(
         o.properties

@@ -26,7 +26,8 @@ impl RulesBrain {
             Act::Pour => reading.slots.source.clone(),
             Act::PourSame => self.same_drink(s),
             _ => reading.slots.object.clone(),
-        };
+        }
+        .or_else(|| self.filtered_drink(s, &listed));
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
@@ -45,7 +46,15 @@ impl RulesBrain {
                 );
             }
             [one] => one.clone(),
-            several => return self.ask(s, format!("Which one do you mean: {}?", or_list(several))),
+            // Between people the listener can ask which one; asked, the robot does.
+            several if s.robot_addressed => {
+                return self.say(s, format!("Which one do you mean: {}?", or_list(several)))
+            }
+            _ => return None,
+        };
+        let hindrance = match self.checked(s, &object)? {
+            Ok(h) => h,
+            Err(calls) => return calls,
         };
         let Some(recipient) = reading
             .slots
@@ -53,11 +62,12 @@ impl RulesBrain {
             .as_ref()
             .and_then(|r| r.name.clone())
         else {
-            return self.ask(s, format!("Who should I bring {} to?", natural(&object)));
-        };
-        let hindrance = match self.checked(s, &object)? {
-            Ok(h) => h,
-            Err(calls) => return calls,
+            // Nobody knows who spoke (one microphone): ask, do nothing physical.
+            return self.say_to(
+                s,
+                "All".into(),
+                format!("{} {}?", super::claim::WHO_WOULD_LIKE, natural(&object)),
+            );
         };
         let plan = self.plan(s, &object, &recipient, &listed)?;
         if let Some(failed) = s
@@ -96,6 +106,31 @@ impl RulesBrain {
         plan.into_iter()
             .find(|(name, args)| s.dialogue.find_with(name, args).is_none())
             .map(|step| vec![step])
+    }
+
+    /// "Something without sugar for me": the drinks the filter admits.
+    fn filtered_drink(&self, s: &Situation<'_>, listed: &[Listed]) -> Option<ObjectMention> {
+        let name = s.reading.slots.filter.as_deref()?;
+        let filter = self.understanding.grammar().filters.get(name)?;
+        let candidates: Vec<String> = self
+            .world
+            .objects()
+            .iter()
+            .filter(|o| {
+                listed
+                    .iter()
+                    .any(|l| l.name == o.name && l.contains.is_some())
+            })
+            .filter(|o| !self.is_vessel(&o.name))
+            .filter(|o| filter.admits(&super::answer::object_words(o)))
+            .map(|o| o.name.clone())
+            .collect();
+        Some(ObjectMention {
+            said: format!("something {}", filter.say),
+            candidates,
+            owner: None,
+            referred: false,
+        })
     }
 
     /// Asks the sender a question when it is the robot's business: it was

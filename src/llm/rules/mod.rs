@@ -13,6 +13,7 @@
 //! people with nothing to fix, it stays silent.
 
 mod answer;
+mod claim;
 mod dialogue;
 mod facts;
 mod help;
@@ -65,13 +66,19 @@ impl RulesBrain {
     }
 
     fn reply(&self, dialogue: &Dialogue) -> Vec<(String, Value)> {
+        let situation = self.situation(dialogue);
+        self.next(&situation).unwrap_or_else(|| vec![stop()])
+    }
+
+    /// The turn read and weighed: its reading, who speaks to whom.
+    fn situation<'a>(&self, dialogue: &'a Dialogue) -> Situation<'a> {
         let earlier: Vec<Utterance<'_>> = dialogue.earlier.iter().map(Turn::utterance).collect();
         let turn = &dialogue.turn;
         let reading = self
             .understanding
             .read_in_dialogue(&self.world, &earlier, &turn.utterance());
         let addressee = grounding::addressee(&self.world, &turn.listener);
-        let situation = Situation {
+        Situation {
             dialogue,
             reading,
             robot_addressed: matches!(
@@ -85,8 +92,7 @@ impl RulesBrain {
                 }
                 _ => None,
             },
-        };
-        self.next(&situation).unwrap_or_else(|| vec![stop()])
+        }
     }
 
     fn next(&self, s: &Situation<'_>) -> Calls {
@@ -100,6 +106,8 @@ impl RulesBrain {
             Act::AskContents => self.contents(s),
             Act::StateInventory => self.inventory_claim(s),
             Act::StateAbsent => self.absence_claim(s),
+            Act::StateContents => self.contents_claim(s),
+            Act::Claim => self.claim(s),
             Act::Thanks
             | Act::Greeting
             | Act::Farewell
