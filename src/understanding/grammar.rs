@@ -17,6 +17,8 @@ pub enum SlotKind {
     Object,
     /// A scene object, or words for one the table lacks.
     Thing,
+    /// A scene object that holds a drink ("a coffee").
+    Drink,
     /// A person at the table, the robot, or a pronoun for one.
     Person,
     /// A list of objects and words ("cola, fanta and lemonade").
@@ -211,6 +213,7 @@ impl Grammar {
             let kind = match kind.as_str() {
                 "object" => SlotKind::Object,
                 "thing" => SlotKind::Thing,
+                "drink" => SlotKind::Drink,
                 "person" => SlotKind::Person,
                 "items" => SlotKind::Items,
                 other => match other.strip_prefix("list:") {
@@ -219,7 +222,7 @@ impl Grammar {
                         return Err(invalid(
                             kind,
                             format!("slot {name}"),
-                            format!("kind '{other}' is not object, thing, person, items or list:<a list of [lists]>"),
+                            format!("kind '{other}' is not object, thing, drink, person, items or list:<a list of [lists]>"),
                         ))
                     }
                 },

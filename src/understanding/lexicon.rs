@@ -275,7 +275,8 @@ impl<'a, 'w> Filler<'a, 'w> {
         let known: Vec<Option<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
         // One word the table does not know is left out ("the regular milk", "the orange soda").
         let unknown = known.iter().filter(|k| k.is_none()).count();
-        let known: Option<Vec<String>> = if unknown == 1 && rest.len() > 1 {
+        let modifier = known.last().is_some_and(Option::is_some);
+        let known: Option<Vec<String>> = if unknown == 1 && rest.len() > 1 && modifier {
             Some(known.into_iter().flatten().collect())
         } else {
             known.into_iter().collect()
@@ -307,6 +308,18 @@ impl<'a, 'w> Filler<'a, 'w> {
             owner,
             referred: false,
         })
+    }
+
+    /// A drink: an object phrase that only things holding a liquid fit ("a coffee").
+    fn drink(&self, span: &[String]) -> Option<ObjectMention> {
+        let mut mention = self.object(span, false)?;
+        let world = self.lexicon.world;
+        mention.candidates.retain(|name| {
+            world
+                .object_named(name)
+                .is_some_and(|id| world.object(id).contains.is_some())
+        });
+        (!mention.candidates.is_empty()).then_some(mention)
     }
 
     fn person(&self, span: &[String]) -> Option<PersonMention> {
@@ -392,6 +405,7 @@ impl SlotFiller for Filler<'_, '_> {
         let value = match self.grammar.slots.get(name)? {
             SlotKind::Object => self.object(span, false).map(SlotValue::Object),
             SlotKind::Thing => self.object(span, true).map(SlotValue::Object),
+            SlotKind::Drink => self.drink(span).map(SlotValue::Object),
             SlotKind::Person => self.person(span).map(SlotValue::Person),
             SlotKind::Items => self.items(from, to).map(SlotValue::Items),
             SlotKind::List(list) => self.list(list, span).map(SlotValue::Value),

@@ -30,6 +30,9 @@ pub struct Utterance<'a> {
     pub text: &'a str,
 }
 
+/// How much lower a reading about something the table lacks ranks.
+const UNKNOWN_THING_PENALTY: i32 = 40;
+
 /// How many earlier turns are searched for what "it" means.
 const REFERENT_LOOKBACK: usize = 6;
 
@@ -147,8 +150,14 @@ impl Understanding {
             else {
                 continue;
             };
+            let slots = slots_of(found.slots, sentence.act, context);
+            // A reading about something the table lacks ranks below one about what is there.
+            let lacking = [&slots.object, &slots.source]
+                .into_iter()
+                .flatten()
+                .any(|o| o.candidates.is_empty());
             let score = Score {
-                priority: sentence.priority,
+                priority: sentence.priority - if lacking { UNKNOWN_THING_PENALTY } else { 0 },
                 skipped: found.skipped,
                 index,
             };
@@ -157,7 +166,7 @@ impl Understanding {
             }
             let reading = Reading {
                 act: sentence.act,
-                slots: slots_of(found.slots, sentence.act, context),
+                slots,
                 matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
                 heard: heard.to_string(),
             };
@@ -214,7 +223,7 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
     for (name, value) in filled {
         match (name.as_str(), value) {
             ("object" | "thing", SlotValue::Object(o)) => slots.object = Some(o),
-            ("source", SlotValue::Object(o)) => slots.source = Some(o),
+            ("source" | "drink", SlotValue::Object(o)) => slots.source = Some(o),
             ("target", SlotValue::Object(o)) => slots.target = Some(o),
             ("recipient", SlotValue::Person(p)) => slots.recipient = Some(p),
             ("person", SlotValue::Person(p)) => slots.person = Some(p),
@@ -253,6 +262,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "object",
     "thing",
     "source",
+    "drink",
     "target",
     "recipient",
     "person",

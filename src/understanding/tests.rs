@@ -293,7 +293,7 @@ fn statements_about_the_table() {
             ),
             (
                 "Felix>Daniel: we are out of wine",
-                "state_absent object=wine_bottle/wine_glass",
+                "state_absent object=wine_bottle",
             ),
         ],
     );

@@ -56,12 +56,11 @@ impl RulesBrain {
             Ok(h) => h,
             Err(calls) => return calls,
         };
-        let Some(recipient) = reading
-            .slots
-            .recipient
-            .as_ref()
-            .and_then(|r| r.name.clone())
-        else {
+        let whom = match reading.act {
+            Act::MoveAway => reading.slots.person.as_ref(),
+            _ => reading.slots.recipient.as_ref(),
+        };
+        let Some(recipient) = whom.and_then(|r| r.name.clone()) else {
             // Nobody knows who spoke (one microphone): ask, do nothing physical.
             return self.say_to(
                 s,
@@ -213,7 +212,7 @@ impl RulesBrain {
                 )]
             }
             Act::Pour | Act::PourSame => {
-                let (glass, fresh) = self.glass_for(s, recipient, listed)?;
+                let (glass, fresh) = self.glass_for(s, object, recipient, listed)?;
                 let pour = call(
                     "pour_into",
                     json!({"source_container_name": object, "target_container_name": glass}),
@@ -234,6 +233,7 @@ impl RulesBrain {
     fn glass_for(
         &self,
         s: &Situation<'_>,
+        source: &str,
         recipient: &str,
         listed: &[Listed],
     ) -> Option<(String, bool)> {
@@ -245,7 +245,8 @@ impl RulesBrain {
             .map(|t| t.candidates.iter().collect())
             .unwrap_or_default();
         if let [one] = named.as_slice() {
-            return Some(((*one).clone(), !held_by_recipient(one)));
+            // A glass they named is filled where it is; they asked for no more.
+            return Some(((*one).clone(), false));
         }
         let pool: Vec<&Listed> = if named.is_empty() {
             listed.iter().filter(|o| self.is_vessel(&o.name)).collect()
@@ -268,8 +269,21 @@ impl RulesBrain {
         if let Some(glass) = handed.filter(|g| pool.iter().any(|o| &o.name == g)) {
             return Some((glass.clone(), !held_by_recipient(&glass)));
         }
+        // A fresh glass: one made for this drink (the wine glass for wine),
+        // else one not made for another drink.
+        let drink = self
+            .world
+            .object_named(source)
+            .and_then(|id| self.world.object(id).contains.clone());
+        let fit = |name: &str| glass_fit(&self.world, name, drink.as_deref());
         pool.iter()
-            .find(|o| o.empty && o.held_by.is_none())
+            .filter(|o| o.empty && o.held_by.is_none())
+            .max_by_key(|o| {
+                (
+                    fit(&o.name),
+                    std::cmp::Reverse(listed.iter().position(|l| l.name == o.name)),
+                )
+            })
             .map(|o| (o.name.clone(), true))
     }
 
@@ -331,6 +345,34 @@ impl RulesBrain {
             owner: None,
             referred: true,
         })
+    }
+}
+
+/// How well a glass suits a drink: 2 made for it, 1 made for none, 0 made for another.
+fn glass_fit(world: &crate::twin::World, glass: &str, drink: Option<&str>) -> u8 {
+    let Some(id) = world.object_named(glass) else {
+        return 1;
+    };
+    let words: Vec<String> = world
+        .object(id)
+        .properties
+        .iter()
+        .map(|p| p.to_lowercase())
+        .collect();
+    let drinks: Vec<String> = world
+        .objects()
+        .iter()
+        .filter_map(|o| o.contains.clone())
+        .collect();
+    let names = |liquid: &str| {
+        crate::twin::grounding::words(liquid)
+            .iter()
+            .any(|w| words.contains(w))
+    };
+    match drink {
+        Some(d) if names(d) => 2,
+        _ if drinks.iter().any(|d| names(d)) => 0,
+        _ => 1,
     }
 }
 

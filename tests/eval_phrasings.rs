@@ -1,0 +1,61 @@
+//! The development set of ordinary phrasings (tests/dialogues/phrasings,
+//! written before the sentences were tuned): the rules brain helps, answers,
+//! corrects and stays silent as people expect in at least 95 % of the turns,
+//! and never intervenes where nobody needed help. The held-out set
+//! (tests/dialogues/heldout) is never tuned on; its figure is reported in the
+//! README, measured with `attentive eval tests/dialogues/heldout`.
+
+use std::process::Command;
+
+#[test]
+fn the_development_set_holds_95_percent_and_no_needless_intervention() {
+    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "--json",
+            "eval",
+            "tests/dialogues/phrasings",
+            "--brain",
+            "rules",
+        ])
+        .output()
+        .expect("run attentive eval");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let judged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["type"] == "judged")
+        .collect();
+    assert!(judged.len() >= 300, "only {} turns", judged.len());
+    let failed: Vec<String> = judged
+        .iter()
+        .filter(|j| j["category"] != "success")
+        .map(|j| {
+            format!(
+                "{} turn {}: {} ({})",
+                j["file"], j["turn"], j["category"], j["why"]
+            )
+        })
+        .collect();
+    let rate = 1.0 - failed.len() as f64 / judged.len() as f64;
+    assert!(
+        rate >= 0.95,
+        "success {:.1} %:\n{}",
+        100.0 * rate,
+        failed.join("\n")
+    );
+    let needless: Vec<String> = judged
+        .iter()
+        .filter(|j| j["expect"] == "silent" && j["category"] != "success")
+        .map(|j| format!("{} turn {}: {}", j["file"], j["turn"], j["why"]))
+        .collect();
+    assert!(
+        needless.is_empty(),
+        "needless interventions:\n{}",
+        needless.join("\n")
+    );
+}
