@@ -210,6 +210,32 @@ impl Agent {
         }
     }
 
+    /// The turn as the LLM reads it. Said by nobody known (one microphone):
+    /// `someone said to Daniel: ...`, after a note naming who could have said it.
+    fn turn_message(&mut self, turn: &Turn, twin: &Twin) -> String {
+        let robot = &twin.world.robot.name;
+        if person_name(twin, &turn.speaker).is_some() || turn.speaker.eq_ignore_ascii_case(robot) {
+            return turn.to_string();
+        }
+        let listener = person_name(twin, &turn.listener);
+        let could: Vec<String> = twin
+            .world
+            .persons()
+            .iter()
+            .map(|p| p.name.clone())
+            .filter(|n| Some(n) != listener.as_ref())
+            .collect();
+        let could = match could.split_last() {
+            None => "nobody at the table".to_string(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        };
+        self.note(&format!(
+            "nobody knows who said the next turn (one microphone); it could have been {could}. Before you do something for the speaker, ask who it is for (speak to All)."
+        ));
+        format!("someone said to {}: {}", turn.listener, turn.text)
+    }
+
     /// The reading of `turn`, the dialogue so far giving "it" its meaning.
     fn understand(&self, turn: &Turn, twin: &Twin) -> Option<crate::understanding::Reading> {
         let stage = self.understanding.as_ref()?;
@@ -261,9 +287,8 @@ impl Agent {
                 heard: reading.heard,
             });
         }
-        self.history.push(ChatMessage::User {
-            content: turn.to_string(),
-        });
+        let content = self.turn_message(turn, twin);
+        self.history.push(ChatMessage::User { content });
         let mut state = TurnState {
             sender: person_name(twin, &turn.speaker),
             receiver: person_name(twin, &turn.listener),

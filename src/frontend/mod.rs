@@ -476,7 +476,11 @@ impl<T: Transcriber> FrontEnd<T> {
                 doa,
                 max_error_deg: self.settings.max_speaker_error_deg,
                 cone_deg: self.settings.listener_cone_deg,
-                asked: self.last_question.recent(Instant::now(), window),
+                // The reply counts from when the person began to speak.
+                asked: self.last_question.recent(
+                    speech_began(transcript.elapsed, u.end_s - u.start_s),
+                    window,
+                ),
                 fallback: self.settings.fallback_speaker.as_deref(),
             },
         );
@@ -541,4 +545,13 @@ impl RawBuffer {
             .copied()
             .collect()
     }
+}
+
+/// When an utterance began, from now: recognition took `recognising`, and the
+/// speech lasted `speech_s` before the end-of-turn silence.
+fn speech_began(recognising: std::time::Duration, speech_s: f64) -> Instant {
+    let back = recognising + std::time::Duration::from_secs_f64(speech_s.max(0.0));
+    Instant::now()
+        .checked_sub(back)
+        .unwrap_or_else(Instant::now)
 }

@@ -1,0 +1,195 @@
+//! One microphone, several people: the speaker by elimination, by name, as
+//! the answer to the robot's question; unknown with three people, when the
+//! robot asks whom the help is for and does nothing physical until told.
+//! Mono WAVs (espeak-ng) through the daemon's real VAD and whisper (`--wav`,
+//! no sound server involved), and a scripted dialogue through the rules brain.
+
+mod speech_support;
+mod support;
+
+use std::process::Command;
+
+use serde_json::{json, Value};
+use speech_support::{espeak, model_path};
+use support::daemon::{of_type, Daemon};
+
+const THREE: &str = "tests/fixtures/scenes/softdrinks_three.toml";
+
+/// A mono WAV of `parts`: seconds of silence, or words spoken by espeak-ng.
+fn wav(dir: &std::path::Path, parts: &[Result<f32, &str>]) -> std::path::PathBuf {
+    let mut audio = Vec::new();
+    for part in parts {
+        match part {
+            Ok(seconds) => audio.extend(vec![0.0f32; (seconds * 16_000.0) as usize]),
+            Err(text) => audio.extend(espeak(text)),
+        }
+    }
+    let path = dir.join("mic.wav");
+    attentive::frontend::source::write_wav(&path, &audio, 16_000, 1).expect("write wav");
+    path
+}
+
+fn start(dir: &std::path::Path, scene: &str, wav: &std::path::Path) -> Daemon {
+    let model = model_path();
+    Daemon::start(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            scene,
+            "--wav",
+            wav.to_str().expect("utf-8"),
+        ],
+        &[("ATTENTIVE_WHISPER_MODEL", model.to_str().expect("utf-8"))],
+        &dir.join("state"),
+    )
+}
+
+fn handed(log: &[Value], object: &str, person: &str) -> bool {
+    of_type(log, "action").iter().any(|a| {
+        a["ok"] == true
+            && a["name"] == "hand_object_over_to_person"
+            && a["args"]["object_name"] == object
+            && a["args"]["person_name"] == person
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_and_the_listener_named_the_speaker_is_the_other_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wav = wav(
+        dir.path(),
+        &[
+            Ok(1.0),
+            Err("Hey Daniel, please pass me the red glass."),
+            Ok(2.0),
+        ],
+    );
+    let daemon = start(dir.path(), "softdrinks", &wav);
+    let log = daemon
+        .wait_for("the spoken turn's episode", |l| {
+            !of_type(l, "episode_end").is_empty()
+        })
+        .await;
+    let turn = of_type(&log, "turn")[0].clone();
+    assert_eq!(
+        (
+            turn["speaker"].clone(),
+            turn["speaker_by"].clone(),
+            turn["listener"].clone()
+        ),
+        (json!("Felix"), json!("elimination"), json!("Daniel")),
+        "{log:?}"
+    );
+    assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
+    assert!(of_type(&log, "warning")
+        .iter()
+        .all(|w| w["kind"] != "repeated_calls"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_people_the_robot_asks_moves_nothing_and_a_typed_reply_completes_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wav = wav(
+        dir.path(),
+        &[
+            Ok(1.0),
+            Err("Hey Daniel, please pass me the red glass."),
+            Ok(2.0),
+        ],
+    );
+    let daemon = start(dir.path(), THREE, &wav);
+    let log = daemon
+        .wait_for("the spoken turn's episode", |l| {
+            !of_type(l, "episode_end").is_empty()
+        })
+        .await;
+    let turn = of_type(&log, "turn")[0].clone();
+    assert_eq!(turn["speaker"], "unknown", "{log:?}");
+    assert_eq!(turn["speaker_by"], "unknown");
+    let speech = of_type(&log, "speech");
+    assert_eq!(speech.len(), 1, "one question: {speech:?}");
+    assert_eq!(speech[0]["to"], "All");
+    assert!(speech[0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("Who would like the red glass"));
+    assert!(
+        of_type(&log, "action").is_empty(),
+        "nothing physical before it is known for whom"
+    );
+    assert!(of_type(&log, "warning")
+        .iter()
+        .all(|w| w["kind"] != "repeated_calls"));
+
+    let (status, _) = daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to the_robot: It is for me."}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let log = daemon
+        .wait_for("the reply's episode", |l| {
+            of_type(l, "episode_end").len() >= 2
+        })
+        .await;
+    assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spoken_reply_right_after_the_robots_question_is_the_asked_persons() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The reply comes well after the typed question below has been answered.
+    let wav = wav(dir.path(), &[Ok(5.0), Err("The red one, please."), Ok(2.0)]);
+    let daemon = start(dir.path(), THREE, &wav);
+    let (status, _) = daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to the_robot: Could you hand me the glass?"}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let log = daemon
+        .wait_for("the question and the reply", |l| {
+            of_type(l, "episode_end").len() >= 2
+        })
+        .await;
+    let question = of_type(&log, "speech")[0].clone();
+    assert_eq!(question["to"], "Felix", "{log:?}");
+    assert!(question["text"].as_str().unwrap_or("").ends_with('?'));
+    let spoken = of_type(&log, "turn")
+        .into_iter()
+        .find(|t| t["speaker_by"].is_string())
+        .cloned()
+        .expect("the spoken turn");
+    assert_eq!(
+        (spoken["speaker"].clone(), spoken["speaker_by"].clone()),
+        (json!("Felix"), json!("answer")),
+        "{log:?}"
+    );
+    assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
+}
+
+#[test]
+fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
+    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--json", "eval", "tests/dialogues/unknown_speaker.toml"])
+        .output()
+        .expect("run attentive eval");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let judged: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "judged")
+        .collect();
+    assert_eq!(judged.len(), 4);
+    for j in &judged {
+        assert_eq!(j["category"], "success", "{j}");
+    }
+}
