@@ -20,6 +20,13 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         speaker_by: Option<String>,
     },
+    /// A person corrected who said an earlier turn (one click on the page);
+    /// the turn goes to the agent again as said by `speaker`.
+    SpeakerCorrected {
+        turn_seq: u64,
+        speaker: String,
+        was: String,
+    },
     /// What the understanding stage read in a turn: the act, its slots, and
     /// the template or rule that matched.
     Understood {

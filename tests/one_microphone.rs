@@ -138,6 +138,64 @@ async fn three_people_the_robot_asks_moves_nothing_and_a_typed_reply_completes_i
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_click_corrects_the_speaker_of_the_last_turn_and_the_agent_acts_for_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wav = wav(
+        dir.path(),
+        &[
+            Ok(1.0),
+            Err("Hey Daniel, please pass me the red glass."),
+            Ok(2.0),
+        ],
+    );
+    let daemon = start(dir.path(), THREE, &wav);
+    // Nothing to correct before any turn; an unknown name is refused.
+    let (status, body) = daemon
+        .post("/api/speaker", &json!({"speaker": "Felix"}))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let log = daemon
+        .wait_for("the spoken turn's episode", |l| {
+            !of_type(l, "episode_end").is_empty()
+        })
+        .await;
+    assert_eq!(of_type(&log, "turn")[0]["speaker"], "unknown");
+    let (status, body) = daemon
+        .post("/api/speaker", &json!({"speaker": "Zoe"}))
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Felix, Daniel, Anna"),
+        "{body}"
+    );
+    let (status, body) = daemon
+        .post("/api/speaker", &json!({"speaker": "felix"}))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let log = daemon
+        .wait_for("the corrected turn's episode", |l| {
+            of_type(l, "episode_end").len() >= 2
+        })
+        .await;
+    let corrected = of_type(&log, "speaker_corrected");
+    assert_eq!(corrected.len(), 1);
+    assert_eq!(
+        (corrected[0]["speaker"].clone(), corrected[0]["was"].clone()),
+        (json!("Felix"), json!("unknown"))
+    );
+    assert_eq!(corrected[0]["turn_seq"], of_type(&log, "turn")[0]["seq"]);
+    let again = of_type(&log, "turn")[1].clone();
+    assert_eq!(
+        (again["speaker"].clone(), again["speaker_by"].clone()),
+        (json!("Felix"), json!("corrected"))
+    );
+    assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spoken_reply_right_after_the_robots_question_is_the_asked_persons() {
     let dir = tempfile::tempdir().expect("temp dir");
     // The reply comes well after the typed question below has been answered.

@@ -417,3 +417,77 @@ async fn measure_event_to_page_latency() {
     );
     client.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_who_was_heard_and_how_and_corrects_the_speaker_with_one_click() {
+    // One microphone, three people: the spoken turn's speaker is unknown.
+    let dir = tempfile::tempdir().unwrap();
+    let mut audio = vec![0.0f32; 3 * 16_000];
+    audio.extend(speech_support::espeak(
+        "Hey Daniel, please pass me the red glass.",
+    ));
+    audio.extend(vec![0.0f32; 2 * 16_000]);
+    let wav = dir.path().join("mic.wav");
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).expect("write wav");
+    let model = speech_support::model_path();
+    let daemon = Daemon::start(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            "tests/fixtures/scenes/softdrinks_three.toml",
+            "--wav",
+            wav.to_str().unwrap(),
+        ],
+        &[("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap())],
+        &dir.path().join("state"),
+    );
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 800).await;
+    client.goto(&daemon.url("/")).await.unwrap();
+    wait_count(&client, "#table [data-person]", 3).await;
+    wait_count(
+        &client,
+        "#conversation li[data-type=turn][data-speaker-by=unknown]",
+        1,
+    )
+    .await;
+    assert!(
+        text_of(&client, "#conversation li[data-type=turn] .speaker-by")
+            .await
+            .contains("speaker unknown")
+    );
+    wait_count(&client, "#conversation li[data-type=speech]", 1).await;
+    assert!(text_of(&client, "#conversation li[data-type=speech]")
+        .await
+        .contains("Who would like the red glass"));
+    // The listener is not offered as the speaker; the other two are.
+    wait_count(&client, "#conversation .correct-speaker button", 2).await;
+    screenshot(&client, "page-speaker-unknown.png").await;
+    client
+        .find(Locator::Css(".correct-speaker button[data-person=Felix]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_count(&client, "#conversation li[data-type=speaker_corrected]", 1).await;
+    wait_count(
+        &client,
+        "#conversation li[data-type=turn][data-speaker-by=corrected]",
+        1,
+    )
+    .await;
+    wait_count(
+        &client,
+        "#conversation li[data-type=action][data-ok=true]",
+        1,
+    )
+    .await;
+    wait_count(&client, "#table [data-object=red_glass] .held", 1).await;
+    assert!(text_of(&client, "#table [data-object=red_glass] text")
+        .await
+        .contains("held by Felix"));
+    screenshot(&client, "page-speaker-corrected.png").await;
+    client.close().await.unwrap();
+}

@@ -214,6 +214,12 @@ impl Agent {
     /// `someone said to Daniel: ...`, after a note naming who could have said it.
     fn turn_message(&mut self, turn: &Turn, twin: &Twin) -> String {
         let robot = &twin.world.robot.name;
+        if turn.speaker_by.as_deref() == Some("corrected") {
+            self.note(&format!(
+                "a person corrected who said the last turn: it was {}. It follows again with the right speaker.",
+                turn.speaker
+            ));
+        }
         if person_name(twin, &turn.speaker).is_some() || turn.speaker.eq_ignore_ascii_case(robot) {
             return turn.to_string();
         }

@@ -71,6 +71,10 @@ impl EventSink for Printer {
                     self.paint("31", &format!("  robot {name} failed: {detail}"))
                 }
             }
+            Event::SpeakerCorrected { speaker, was, .. } => self.paint(
+                "33",
+                &format!("  (speaker corrected: {speaker}, not {was})"),
+            ),
             Event::Understood {
                 act,
                 slots,

@@ -102,6 +102,7 @@ pub fn router(state: ApiState, max_body: usize) -> Router {
         .route("/api/scene", get(get_scene).post(post_scene))
         .route("/api/turns", post(post_turn))
         .route("/api/interrupt", post(post_interrupt))
+        .route("/api/speaker", post(post_speaker))
         .route("/api/events", get(events))
         .route("/", get(crate::web::index))
         .route("/app.js", get(crate::web::script))
@@ -307,6 +308,43 @@ async fn post_interrupt(
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({"accepted": true, "kind": kind.as_str(), "effect": effect})),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpeakerBody {
+    speaker: String,
+}
+
+/// `POST /api/speaker {"speaker":"Felix"}`: the last turn was Felix's.
+async fn post_speaker(
+    State(state): State<ApiState>,
+    Body(body): Body<SpeakerBody>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let speaker = match grounding::person(&state.world, &body.speaker) {
+        Grounding::Resolved(id) => state.world.person(id).name.clone(),
+        _ => {
+            let people: Vec<&str> = state
+                .world
+                .persons()
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            return Err(ApiError::bad(format!(
+                "unknown speaker {:?}: the people at the table are {}",
+                body.speaker,
+                people.join(", ")
+            )));
+        }
+    };
+    let submitted = state
+        .intake
+        .correct_speaker(&speaker)
+        .map_err(ApiError::bad)?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"accepted": true, "seq": submitted.seq, "speaker": speaker})),
     ))
 }
 

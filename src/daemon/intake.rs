@@ -243,6 +243,8 @@ pub struct Intake {
     pub voice: Option<crate::voice::Voice>,
     /// Turns the robot's head to whoever just stopped speaking (with a robot).
     pub glance: Option<Glance>,
+    /// The last turn queued, with its `seq` (for correcting its speaker).
+    pub last_turn: std::sync::Arc<std::sync::Mutex<Option<(u64, Turn)>>>,
 }
 
 /// The cue at the end of a person's speech: the robot's head turns to them.
@@ -290,11 +292,40 @@ impl Intake {
                     interrupt: Some((kind, effect)),
                 })
             }
-            None => Ok(Submitted {
-                seq: super::worker::enqueue(&self.bus, &self.queue, turn),
-                interrupt: None,
-            }),
+            None => {
+                let seq = super::worker::enqueue(&self.bus, &self.queue, turn.clone());
+                if let Ok(mut last) = self.last_turn.lock() {
+                    *last = Some((seq, turn));
+                }
+                Ok(Submitted {
+                    seq,
+                    interrupt: None,
+                })
+            }
         }
+    }
+
+    /// Corrects who said the last turn: a `speaker_corrected` event, then the
+    /// same turn again as said by `speaker` (the agent is told why).
+    pub fn correct_speaker(&self, speaker: &str) -> Result<Submitted, String> {
+        let last = self.last_turn.lock().ok().and_then(|l| l.clone());
+        let Some((turn_seq, turn)) = last else {
+            return Err("there is no turn to correct yet".into());
+        };
+        if turn.speaker == speaker {
+            return Err(format!("the last turn is already {speaker}'s"));
+        }
+        self.bus.publish(crate::events::Event::SpeakerCorrected {
+            turn_seq,
+            speaker: speaker.to_string(),
+            was: turn.speaker.clone(),
+        });
+        let corrected = Turn {
+            speaker: speaker.to_string(),
+            speaker_by: Some("corrected".into()),
+            ..turn
+        };
+        self.submit(corrected).map_err(str::to_string)
     }
 
     /// Stops, pauses or resumes; returns what it did, in words.

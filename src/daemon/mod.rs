@@ -243,6 +243,7 @@ pub async fn run(
         closed: CancellationToken::new(),
         voice: voice.clone(),
         glance,
+        last_turn: Arc::default(),
     };
     let world = Arc::new(twin.world.clone());
     let scene_file = crate::paths::resolve(&options.scene, "scenes", "toml");

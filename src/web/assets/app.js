@@ -183,6 +183,28 @@ function readingSummary(event) {
   return parts.join(" ");
 }
 
+/// Buttons under the last spoken turn: "it was Felix" for each other person.
+function offerCorrection(li, event) {
+  for (const old of document.querySelectorAll("#conversation .correct-speaker")) old.remove();
+  if (!layout) return;
+  const box = document.createElement("span");
+  box.className = "correct-speaker";
+  for (const p of layout.persons) {
+    if (p.name === event.speaker || p.name === event.listener) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.person = p.name;
+    button.textContent = `it was ${p.name}`;
+    button.addEventListener("click", () =>
+      guarded("turn-error", async () => {
+        await api("POST", "/api/speaker", { speaker: p.name });
+        box.remove();
+      }));
+    box.appendChild(button);
+  }
+  li.appendChild(box);
+}
+
 function setStatus(status) {
   const pill = $("status");
   pill.dataset.status = status;
@@ -200,9 +222,21 @@ function show(event) {
       who.className = "who";
       who.textContent = `${event.speaker} → ${event.listener}: `;
       li.append(who, document.createTextNode(event.text));
+      if (event.speaker_by) {
+        // Spoken turns: how the speaker was found, and one click to correct it.
+        li.dataset.speakerBy = event.speaker_by;
+        const by = document.createElement("span");
+        by.className = "speaker-by";
+        by.textContent = ` (${event.speaker === "unknown" ? "speaker unknown" : `speaker by ${event.speaker_by}`})`;
+        li.appendChild(by);
+        offerCorrection(li, event);
+      }
       setStatus("thinking");
       break;
     }
+    case "speaker_corrected":
+      line("speaker_corrected", { speaker: event.speaker }, `↺ that was ${event.speaker}, not ${event.was}`);
+      break;
     case "understood": {
       // Folded under the turn it reads: the act and its slots, the template that matched.
       const box = document.createElement("details");
