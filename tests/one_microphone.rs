@@ -12,6 +12,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 use speech_support::{espeak, model_path};
 use support::daemon::{of_type, Daemon};
+use support::pulse;
 
 const THREE: &str = "tests/fixtures/scenes/softdrinks_three.toml";
 
@@ -224,6 +225,66 @@ async fn a_spoken_reply_right_after_the_robots_question_is_the_asked_persons() {
     assert_eq!(
         (spoken["speaker"].clone(), spoken["speaker_by"].clone()),
         (json!("Felix"), json!("answer")),
+        "{log:?}"
+    );
+    assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mono_pulseaudio_microphone_two_people_and_the_speaker_by_elimination() {
+    // A private PulseAudio: a mono loudspeaker and a mono microphone (a null
+    // sink whose monitor the daemon records, like a laptop's one microphone).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_pulse, server) = pulse::start(
+        dir.path(),
+        &[
+            "sink_name=speaker rate=16000 channels=1",
+            "sink_name=mic rate=16000 channels=1",
+        ],
+        "speaker",
+        "mic.monitor",
+    );
+    let model = model_path();
+    let daemon = Daemon::start(
+        &["--brain", "rules"],
+        &[
+            ("PULSE_SERVER", server.as_str()),
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().expect("utf-8")),
+        ],
+        &dir.path().join("state"),
+    );
+    let (_, health) = daemon.get("/health").await;
+    assert!(
+        health["audio"]
+            .as_str()
+            .unwrap_or("")
+            .contains("listening to"),
+        "{health}"
+    );
+    let said = wav(
+        dir.path(),
+        &[
+            Ok(0.5),
+            Err("Hey Daniel, please pass me the red glass."),
+            Ok(1.5),
+        ],
+    );
+    let played = Command::new("paplay")
+        .env("PULSE_SERVER", &server)
+        .args(["-d", "mic"])
+        .arg(&said)
+        .status()
+        .expect("paplay");
+    assert!(played.success());
+    let log = daemon
+        .wait_for("the spoken turn's episode", |l| {
+            !of_type(l, "episode_end").is_empty()
+        })
+        .await;
+    let turn = of_type(&log, "turn")[0].clone();
+    assert_eq!(
+        (turn["speaker"].clone(), turn["speaker_by"].clone()),
+        (json!("Felix"), json!("elimination")),
         "{log:?}"
     );
     assert!(handed(&log, "red_glass", "Felix"), "{log:?}");

@@ -26,6 +26,15 @@ impl RulesBrain {
         }
     }
 
+    /// The listing when a question is the robot's to answer; else the calls
+    /// to make first (the busy check, the listing) or `None` to stay silent.
+    fn answerable(&self, s: &Situation<'_>) -> Result<Vec<Listed>, Calls> {
+        match self.answers(s)? {
+            true => self.listed(s),
+            false => Err(None),
+        }
+    }
+
     /// The listing, or the call to get it.
     fn listed(&self, s: &Situation<'_>) -> Result<Vec<Listed>, Calls> {
         match s.dialogue.find("get_objects") {
@@ -36,12 +45,7 @@ impl RulesBrain {
 
     /// "What do we have to drink?", "is there anything without sugar?"
     pub(super) fn inventory(&self, s: &Situation<'_>) -> Calls {
-        match self.answers(s) {
-            Err(calls) => return calls,
-            Ok(false) => return None,
-            Ok(true) => {}
-        }
-        let listed = match self.listed(s) {
+        let listed = match self.answerable(s) {
             Ok(l) => l,
             Err(calls) => return calls,
         };
@@ -52,23 +56,7 @@ impl RulesBrain {
             let Some(filter) = grammar.filters.get(filter_name) else {
                 return self.say(s, format!("We have {} to drink.", and_list(&all_drinks)));
             };
-            let fitting: Vec<String> = self
-                .world
-                .objects()
-                .iter()
-                .filter(|o| {
-                    listed
-                        .iter()
-                        .any(|l| l.name == o.name && l.contains.is_some())
-                })
-                .filter(|o| filter.admits(&object_words(o)))
-                .filter_map(|o| listed.iter().find(|l| l.name == o.name)?.contains.clone())
-                .fold(Vec::new(), |mut acc, l| {
-                    if !acc.contains(&l) {
-                        acc.push(l);
-                    }
-                    acc
-                });
+            let fitting = liquids(&self.fitting(filter, &listed), &listed);
             if fitting.is_empty() {
                 format!(
                     "There is nothing {} here; we have {}.",
@@ -102,12 +90,7 @@ impl RulesBrain {
 
     /// "Do we have any fanta?"
     pub(super) fn have(&self, s: &Situation<'_>) -> Calls {
-        match self.answers(s) {
-            Err(calls) => return calls,
-            Ok(false) => return None,
-            Ok(true) => {}
-        }
-        let listed = match self.listed(s) {
+        let listed = match self.answerable(s) {
             Ok(l) => l,
             Err(calls) => return calls,
         };
@@ -136,12 +119,7 @@ impl RulesBrain {
 
     /// "Where is the red glass?"
     pub(super) fn where_is(&self, s: &Situation<'_>) -> Calls {
-        match self.answers(s) {
-            Err(calls) => return calls,
-            Ok(false) => return None,
-            Ok(true) => {}
-        }
-        let listed = match self.listed(s) {
+        let listed = match self.answerable(s) {
             Ok(l) => l,
             Err(calls) => return calls,
         };
@@ -193,12 +171,7 @@ impl RulesBrain {
 
     /// "Who has the smartphone?"
     pub(super) fn who_has(&self, s: &Situation<'_>) -> Calls {
-        match self.answers(s) {
-            Err(calls) => return calls,
-            Ok(false) => return None,
-            Ok(true) => {}
-        }
-        let listed = match self.listed(s) {
+        let listed = match self.answerable(s) {
             Ok(l) => l,
             Err(calls) => return calls,
         };
@@ -271,12 +244,7 @@ impl RulesBrain {
 
     /// "What is in the blue glass?"
     pub(super) fn contents(&self, s: &Situation<'_>) -> Calls {
-        match self.answers(s) {
-            Err(calls) => return calls,
-            Ok(false) => return None,
-            Ok(true) => {}
-        }
-        let listed = match self.listed(s) {
+        let listed = match self.answerable(s) {
             Ok(l) => l,
             Err(calls) => return calls,
         };
@@ -437,18 +405,7 @@ impl RulesBrain {
             .grammar()
             .filters
             .get(s.reading.slots.filter.as_deref()?)?;
-        let fitting: Vec<String> = self
-            .world
-            .objects()
-            .iter()
-            .filter(|o| filter.admits(&object_words(o)))
-            .filter_map(|o| listed.iter().find(|l| l.name == o.name)?.contains.clone())
-            .fold(Vec::new(), |mut acc, liquid| {
-                if !acc.contains(&liquid) {
-                    acc.push(liquid);
-                }
-                acc
-            });
+        let fitting = liquids(&self.fitting(filter, listed), listed);
         if fitting.is_empty() {
             return None;
         }
@@ -572,6 +529,20 @@ enum Pick {
     Missing,
     /// Asked which one (or nothing to ask about): these calls instead.
     Done(Calls),
+}
+
+/// The liquids of the named objects, once each, in order.
+fn liquids(names: &[String], listed: &[Listed]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for liquid in names
+        .iter()
+        .filter_map(|n| listed.iter().find(|l| &l.name == n)?.contains.clone())
+    {
+        if !out.contains(&liquid) {
+            out.push(liquid);
+        }
+    }
+    out
 }
 
 fn describe(o: &Listed) -> String {

@@ -112,17 +112,9 @@ impl RulesBrain {
         let name = s.reading.slots.filter.as_deref()?;
         let filter = self.understanding.grammar().filters.get(name)?;
         let candidates: Vec<String> = self
-            .world
-            .objects()
-            .iter()
-            .filter(|o| {
-                listed
-                    .iter()
-                    .any(|l| l.name == o.name && l.contains.is_some())
-            })
-            .filter(|o| !self.is_vessel(&o.name))
-            .filter(|o| filter.admits(&super::answer::object_words(o)))
-            .map(|o| o.name.clone())
+            .fitting(filter, listed)
+            .into_iter()
+            .filter(|name| !self.is_vessel(name))
             .collect();
         Some(ObjectMention {
             said: format!("something {}", filter.say),
@@ -130,6 +122,25 @@ impl RulesBrain {
             owner: None,
             referred: false,
         })
+    }
+
+    /// The objects holding a drink that a filter admits, in scene order.
+    pub(super) fn fitting(
+        &self,
+        filter: &crate::understanding::grammar::Filter,
+        listed: &[Listed],
+    ) -> Vec<String> {
+        self.world
+            .objects()
+            .iter()
+            .filter(|o| {
+                listed
+                    .iter()
+                    .any(|l| l.name == o.name && l.contains.is_some())
+            })
+            .filter(|o| filter.admits(&super::answer::object_words(o)))
+            .map(|o| o.name.clone())
+            .collect()
     }
 
     /// Asks the sender a question when it is the robot's business: it was
