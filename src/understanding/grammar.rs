@@ -117,8 +117,8 @@ pub struct Sentence {
     pub text: String,
     /// Compiled elements.
     pub elements: Vec<Element>,
-    /// Words every match contains.
-    pub required: Vec<String>,
+    /// For each need, one of its words is in every match.
+    pub needs: Vec<Vec<String>>,
 }
 
 /// The loaded sentence file.
@@ -282,7 +282,7 @@ impl Grammar {
                     act: intent.act,
                     priority: intent.priority,
                     text: sentence.clone(),
-                    required: template::required_words(&elements),
+                    needs: template::needed_words(&elements),
                     elements,
                 });
             }

@@ -143,7 +143,7 @@ impl Understanding {
         let mut filler = Filler::new(lexicon, grammar, context, &words.words, &words.breaks);
         let mut best: Option<(Score, Reading)> = None;
         for (index, sentence) in grammar.sentences.iter().enumerate() {
-            if !sentence.required.iter().all(|w| words.words.contains(w)) {
+            if !template::may_match(&sentence.needs, &words.words) {
                 continue;
             }
             let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)

@@ -201,26 +201,40 @@ fn pairs(open: char, close: char) -> bool {
     matches!((open, close), ('(', ')') | ('[', ']'))
 }
 
-/// Words every match of a template contains (a cheap test before matching).
-pub fn required_words(elements: &[Element]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// What every match of a template contains: for each need, one of its words
+/// (a cheap test before matching: `(pass|hand)` needs "pass" or "hand").
+pub fn needed_words(elements: &[Element]) -> Vec<Vec<String>> {
+    let mut needs: Vec<Vec<String>> = Vec::new();
     for element in elements {
         match element {
-            Element::Word(w) => out.push(w.clone()),
+            Element::Word(w) => needs.push(vec![w.clone()]),
             Element::Choice(alternatives) => {
-                let mut each = alternatives.iter().map(|a| required_words(a));
-                let Some(first) = each.next() else { continue };
-                let common = each.fold(first, |acc, next| {
-                    acc.into_iter().filter(|w| next.contains(w)).collect()
-                });
-                out.extend(common);
+                // Each alternative must bring a word of the union; an empty one brings none.
+                let mut union: Vec<String> = Vec::new();
+                let mut every = true;
+                for alternative in alternatives {
+                    match needed_words(alternative).into_iter().next() {
+                        Some(words) => union.extend(words),
+                        None => every = false,
+                    }
+                }
+                if every && !union.is_empty() {
+                    union.sort();
+                    union.dedup();
+                    needs.push(union);
+                }
             }
             Element::Slot(_) | Element::Gap => {}
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    needs
+}
+
+/// Whether `words` can match a template with these needs.
+pub fn may_match(needs: &[Vec<String>], words: &[String]) -> bool {
+    needs
+        .iter()
+        .all(|need| need.iter().any(|w| words.contains(w)))
 }
 
 /// Fills slots while a template is matched.
@@ -392,6 +406,23 @@ mod tests {
         let m = matches(&t, &words("would you mind to pass over cola"), &mut Colours).expect("m");
         assert_eq!(m.skipped, 5);
         assert!(matches(&t, &words("cola"), &mut Colours).is_none());
+    }
+
+    #[test]
+    fn needs_tell_cheaply_what_cannot_match() {
+        let t = compiled("[could you] <verb> me [the] {object} now");
+        let needs = needed_words(&t);
+        assert!(needs.contains(&vec![
+            "give".to_string(),
+            "hand".to_string(),
+            "pass".to_string()
+        ]));
+        assert!(may_match(&needs, &words("could you hand me the cola now")));
+        assert!(!may_match(
+            &needs,
+            &words("could you throw me the cola now")
+        ));
+        assert!(!may_match(&needs, &words("pass me the cola")));
     }
 
     #[test]
