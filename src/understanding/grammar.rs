@@ -74,12 +74,12 @@ pub struct Normalize {
     /// Words dropped wherever they are (hesitations, "please").
     #[serde(default)]
     pub drop: Vec<String>,
-    /// Words dropped at the start of a sentence, when something remains.
+    /// Phrases dropped at the start of a sentence, when something remains.
     #[serde(default)]
-    pub leading: Vec<String>,
-    /// Words dropped at the end of a sentence, when something remains.
+    pub leading: Phrases,
+    /// Phrases dropped at the end of a sentence, when something remains.
     #[serde(default)]
-    pub trailing: Vec<String>,
+    pub trailing: Phrases,
     /// Words that may start an object phrase without naming the object.
     #[serde(default)]
     pub determiners: Vec<String>,
@@ -95,6 +95,23 @@ pub struct Normalize {
     /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
     #[serde(default)]
     pub pronouns: BTreeMap<String, String>,
+}
+
+/// Phrases of the file, split into words once when it is loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "Vec<String>")]
+pub struct Phrases(pub Vec<Vec<String>>);
+
+impl From<Vec<String>> for Phrases {
+    fn from(phrases: Vec<String>) -> Self {
+        Self(
+            phrases
+                .iter()
+                .map(|p| super::normalize::plain_words(p))
+                .filter(|words| !words.is_empty())
+                .collect(),
+        )
+    }
 }
 
 #[derive(Debug, Deserialize)]

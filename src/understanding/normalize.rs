@@ -165,15 +165,14 @@ fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
 fn trim_discourse(rules: &Normalize, words: &mut Vec<String>) {
     loop {
         let before = words.len();
-        for phrase in rules.leading.iter().map(|p| plain_words(p)) {
-            if !phrase.is_empty() && content_len(words) > phrase.len() && words.starts_with(&phrase)
-            {
+        for phrase in &rules.leading.0 {
+            if content_len(words) > phrase.len() && words.starts_with(phrase) {
                 words.drain(..phrase.len());
                 trim_commas(words);
             }
         }
-        for phrase in rules.trailing.iter().map(|p| plain_words(p)) {
-            if !phrase.is_empty() && content_len(words) > phrase.len() && words.ends_with(&phrase) {
+        for phrase in &rules.trailing.0 {
+            if content_len(words) > phrase.len() && words.ends_with(phrase) {
                 words.truncate(words.len() - phrase.len());
                 trim_commas(words);
             }
@@ -199,8 +198,8 @@ mod tests {
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
             drop: ["uh", "um", "please"].map(String::from).to_vec(),
-            leading: ["hey", "so", "thanks"].map(String::from).to_vec(),
-            trailing: ["now", "thanks"].map(String::from).to_vec(),
+            leading: ["hey", "so", "thanks"].map(String::from).to_vec().into(),
+            trailing: ["now", "thanks"].map(String::from).to_vec().into(),
             ..Normalize::default()
         }
     }

@@ -48,8 +48,6 @@ pub enum Act {
     Capabilities,
     /// "Don't give me the cola", "no thanks": never an action.
     Refuse,
-    /// Talk that asks nothing of anyone at the table ("nice weather").
-    SmallTalk,
     /// Nothing matched.
     Unknown,
 }
@@ -79,7 +77,6 @@ impl Act {
             Act::Identity => "identity",
             Act::Capabilities => "capabilities",
             Act::Refuse => "refuse",
-            Act::SmallTalk => "small_talk",
             Act::Unknown => "unknown",
         }
     }

@@ -123,10 +123,9 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
-        let object = match self.pick(s, s.reading.slots.object.as_ref()) {
-            Pick::One(o) => o,
-            Pick::Missing => return self.unknown_object(s, &listed),
-            Pick::Done(calls) => return calls,
+        let object = match self.asked_object(s, &listed) {
+            Ok(o) => o,
+            Err(calls) => return calls,
         };
         if let Some(holder) = listed
             .iter()
@@ -175,10 +174,9 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
-        let object = match self.pick(s, s.reading.slots.object.as_ref()) {
-            Pick::One(o) => o,
-            Pick::Missing => return self.unknown_object(s, &listed),
-            Pick::Done(calls) => return calls,
+        let object = match self.asked_object(s, &listed) {
+            Ok(o) => o,
+            Err(calls) => return calls,
         };
         let text = match listed
             .iter()
@@ -248,10 +246,9 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
-        let object = match self.pick(s, s.reading.slots.object.as_ref()) {
-            Pick::One(o) => o,
-            Pick::Missing => return self.unknown_object(s, &listed),
-            Pick::Done(calls) => return calls,
+        let object = match self.asked_object(s, &listed) {
+            Ok(o) => o,
+            Err(calls) => return calls,
         };
         let thing = capitalised(&natural(&object));
         let text = match listed.iter().find(|l| l.name == object) {
@@ -488,6 +485,16 @@ impl RulesBrain {
             .or(self.world.objects().first())
             .map(|o| natural(&o.name))
             .unwrap_or_else(|| "the glass".into())
+    }
+
+    /// The one object a question is about; else the calls that say what the
+    /// table has instead, or ask which one was meant.
+    fn asked_object(&self, s: &Situation<'_>, listed: &[Listed]) -> Result<String, Calls> {
+        match self.pick(s, s.reading.slots.object.as_ref()) {
+            Pick::One(o) => Ok(o),
+            Pick::Missing => Err(self.unknown_object(s, listed)),
+            Pick::Done(calls) => Err(calls),
+        }
     }
 
     /// The one object a question is about, or what to do instead.

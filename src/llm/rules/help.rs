@@ -317,17 +317,7 @@ impl RulesBrain {
         let words_of = |name: &str| -> Vec<String> {
             self.world
                 .object_named(name)
-                .map(|id| {
-                    let o = self.world.object(id);
-                    let mut words = crate::twin::grounding::words(&o.name);
-                    words.extend(o.properties.iter().map(|p| p.to_lowercase()));
-                    words.extend(
-                        o.properties
-                            .iter()
-                            .flat_map(|p| crate::twin::grounding::words(p)),
-                    );
-                    words
-                })
+                .map(|id| super::answer::object_words(self.world.object(id)))
                 .unwrap_or_default()
         };
         let chosen = match s.reading.slots.filter.as_deref() {

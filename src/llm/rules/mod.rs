@@ -114,7 +114,7 @@ impl RulesBrain {
             | Act::Identity
             | Act::Capabilities
             | Act::Refuse => self.social(s),
-            Act::SmallTalk | Act::Unknown => self.not_understood(s),
+            Act::Unknown => self.not_understood(s),
         }
     }
 
