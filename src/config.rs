@@ -92,8 +92,29 @@ pub struct LlmSettings {
     pub backoff_initial_ms: u64,
     /// `tool_choice`: `auto`, `required` or `none`; omitted when unset.
     pub tool_choice: Option<String>,
-    /// `parallel_tool_calls`; omitted when unset or when no tools are sent.
+    /// `parallel_tool_calls` (several calls in one reply); omitted when unset
+    /// or when no tools are sent, and dropped when the endpoint refuses it.
     pub parallel_tool_calls: Option<bool>,
+    /// Stream replies, so the robot speaks while the model still writes the
+    /// action; an endpoint that refuses is asked without from then on.
+    pub stream: bool,
+    /// `standard`, or `small` for small local models: forced tool calls, one
+    /// call per reply and the scene's names as enums (each unless set here).
+    pub profile: LlmProfile,
+    /// The scene's names as enums in the tools' argument schemas (`None`: by profile).
+    pub name_enums: Option<bool>,
+}
+
+/// Settings that suit a family of models, applied under the explicit ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmProfile {
+    /// Hosted and large models: parallel tool calls, free tool choice.
+    #[default]
+    Standard,
+    /// Small local models (1-8 B parameters): one forced tool call per reply,
+    /// the scene's names as enums.
+    Small,
 }
 
 impl Default for LlmSettings {
@@ -109,12 +130,35 @@ impl Default for LlmSettings {
             retries: 3,
             backoff_initial_ms: 500,
             tool_choice: None,
-            parallel_tool_calls: None,
+            parallel_tool_calls: Some(true),
+            stream: true,
+            profile: LlmProfile::Standard,
+            name_enums: None,
         }
     }
 }
 
 impl LlmSettings {
+    /// The settings with the profile applied: `small` forces a tool call
+    /// (`tool_choice = "required"`), one call per reply and name enums, where
+    /// the configuration did not say otherwise.
+    pub fn with_profile(&self) -> LlmSettings {
+        let mut s = self.clone();
+        if self.profile == LlmProfile::Small {
+            s.tool_choice.get_or_insert_with(|| "required".to_string());
+            if s.parallel_tool_calls == Some(true) {
+                s.parallel_tool_calls = Some(false);
+            }
+            s.name_enums.get_or_insert(true);
+        }
+        s
+    }
+
+    /// Whether the tools' schemas list the scene's names as enums.
+    pub fn uses_name_enums(&self) -> bool {
+        self.with_profile().name_enums.unwrap_or(false)
+    }
+
     /// The API key from the environment variable `api_key_env` (trimmed; empty counts as unset).
     pub fn read_api_key(&self) -> Option<String> {
         std::env::var(&self.api_key_env)
@@ -151,6 +195,20 @@ pub struct AgentSettings {
     pub max_identical_calls: u32,
     /// Messages kept in the history (older ones are dropped).
     pub history_max_messages: usize,
+    /// The situation note before the first LLM call of a turn: `facts` (what
+    /// was understood, and the twin's answers about it) or `off` (the paper's protocol).
+    pub situation: Situation,
+}
+
+/// `agent.situation`: what the agent tells the LLM up front about a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Situation {
+    /// What the understanding stage read, and the twin's answers about it.
+    #[default]
+    Facts,
+    /// Nothing: the LLM asks the tools itself, as in the paper.
+    Off,
 }
 
 impl Default for AgentSettings {
@@ -160,6 +218,7 @@ impl Default for AgentSettings {
             turn_timeout_s: 120.0,
             max_identical_calls: 2,
             history_max_messages: 200,
+            situation: Situation::Facts,
         }
     }
 }

@@ -35,6 +35,9 @@ pub enum Event {
         matched: String,
         heard: String,
     },
+    /// The situation note the LLM read with a turn (`agent.situation = "facts"`):
+    /// what was understood, and the twin's answers about it.
+    Situation { text: String },
     /// The agent called a tool.
     ToolCall {
         name: String,

@@ -14,12 +14,17 @@ use attentive::twin::Twin;
 use support::fake_llm::{completion, FakeLlm, Scripted};
 
 fn agent_for(server: &FakeLlm, timeout_s: f64, retries: u32) -> (Agent, Twin) {
+    agent_streaming(server, timeout_s, retries, true)
+}
+
+fn agent_streaming(server: &FakeLlm, timeout_s: f64, retries: u32, stream: bool) -> (Agent, Twin) {
     let twin = Twin::load("softdrinks").expect("scene");
     let settings = LlmSettings {
         base_url: Some(server.base_url()),
         request_timeout_s: timeout_s,
         retries,
         backoff_initial_ms: 10,
+        stream,
         ..LlmSettings::default()
     };
     let backend = OpenAiCompatible::from_settings(&settings).expect("backend");
@@ -41,13 +46,7 @@ fn turn(text: &str) -> Turn {
 }
 
 fn warnings(events: &[Event]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Warning { kind, .. } => Some(kind.clone()),
-            _ => None,
-        })
-        .collect()
+    support::warning_kinds(events)
 }
 
 fn stop() -> Scripted {
@@ -128,6 +127,35 @@ async fn request_carries_character_tools_and_history_and_results_go_back_by_id()
 
 #[tokio::test]
 async fn gaze_then_speech_then_action_whatever_order_the_llm_sent() {
+    // A whole reply runs in the paper's order; a streamed one runs looking and
+    // talking as each call arrives, and acts only after the speech.
+    for (stream, expected) in [
+        (
+            false,
+            [
+                "check_hindering_reasons",
+                "gaze",
+                "speak",
+                "hand_object_over_to_person",
+                "stop",
+            ],
+        ),
+        (
+            true,
+            [
+                "check_hindering_reasons",
+                "speak",
+                "gaze",
+                "hand_object_over_to_person",
+                "stop",
+            ],
+        ),
+    ] {
+        look_talk_move_stop(stream, expected).await;
+    }
+}
+
+async fn look_talk_move_stop(stream: bool, expected: [&str; 5]) {
     let server = FakeLlm::start(vec![
         Scripted::tool_calls(&[("check_hindering_reasons", json!({"person_name": "Daniel", "object_name": "red_glass"}))]),
         Scripted::tool_calls(&[
@@ -138,7 +166,7 @@ async fn gaze_then_speech_then_action_whatever_order_the_llm_sent() {
         stop(),
     ])
     .await;
-    let (mut agent, mut twin) = agent_for(&server, 5.0, 0);
+    let (mut agent, mut twin) = agent_streaming(&server, 5.0, 0, stream);
     let mut events = Vec::new();
     agent
         .handle_turn(
@@ -154,18 +182,11 @@ async fn gaze_then_speech_then_action_whatever_order_the_llm_sent() {
             _ => None,
         })
         .collect();
-    assert_eq!(
-        order,
-        [
-            "check_hindering_reasons",
-            "gaze",
-            "speak",
-            "hand_object_over_to_person",
-            "stop"
-        ]
-    );
-    // Speech came before the action, so the explain-first guard let it through.
+    assert_eq!(order, expected, "stream: {stream}");
+    // Speech came before the action, so the explain-first guard let it through;
+    // the model hears that it wrote the action first.
     assert!(!warnings(&events).contains(&"guard_explain_first".to_string()));
+    assert!(warnings(&events).contains(&"action_before_speech".to_string()));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Speech { to, .. } if to == "Felix")));

@@ -142,16 +142,21 @@ async fn without_tools_no_tool_fields_are_sent() {
     for key in ["tools", "tool_choice", "parallel_tool_calls", "seed"] {
         assert!(body.get(key).is_none(), "{key} sent: {body}");
     }
-    // Unset tool_choice / parallel_tool_calls are omitted even with tools.
-    let fake = FakeLlm::start(vec![Scripted::text("hi")]).await;
+    // An unset tool_choice is omitted even with tools; parallel calls are
+    // asked for by default, and omitted when unset.
+    let fake = FakeLlm::start(vec![Scripted::text("hi"), Scripted::text("hi")]).await;
     backend(&settings(&fake))
         .complete(&conversation())
         .await
         .unwrap();
-    let body = &fake.bodies()[0];
-    assert!(body.get("tools").is_some());
-    assert!(body.get("tool_choice").is_none());
-    assert!(body.get("parallel_tool_calls").is_none());
+    let mut unset = settings(&fake);
+    unset.parallel_tool_calls = None;
+    backend(&unset).complete(&conversation()).await.unwrap();
+    let bodies = fake.bodies();
+    assert!(bodies[0].get("tools").is_some());
+    assert!(bodies[0].get("tool_choice").is_none());
+    assert_eq!(bodies[0]["parallel_tool_calls"], true);
+    assert!(bodies[1].get("parallel_tool_calls").is_none());
 }
 
 #[tokio::test]

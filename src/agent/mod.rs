@@ -3,6 +3,7 @@
 
 pub mod character;
 pub mod episode;
+pub mod situation;
 pub mod tools;
 pub mod turn;
 pub mod voice;

@@ -127,6 +127,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
         texts: ToolTexts::load_default()?,
         agent: settings.agent.clone(),
         guards: settings.guards.clone(),
+        name_enums: settings.llm.uses_name_enums(),
         tape,
         progress: bar.as_ref().map(|b| b as &dyn Progress),
     };
@@ -245,6 +246,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
 /// The model settings a recorded request's hash includes: a change to any of
 /// them changes the replies, so a replay must notice it.
 fn request_settings(brain: &str, llm: &LlmSettings) -> Value {
+    let llm = &llm.with_profile();
     if brain == "llm" {
         json!({
             "brain": brain,

@@ -81,6 +81,7 @@ impl EventSink for Printer {
                 matched,
                 ..
             } => self.paint("2", &format!("  (understood {act} {slots}; {matched})")),
+            Event::Situation { text } => self.paint("2", &format!("  (situation: {text})")),
             Event::ToolCall { name, result, .. } => {
                 self.paint("2", &format!("  [{name}] {result}"))
             }
@@ -210,6 +211,9 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         settings.guards.clone(),
     )
     .with_shipped_understanding();
+    if settings.llm.uses_name_enums() {
+        agent = agent.with_scene_names(&twin.world);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

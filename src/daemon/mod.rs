@@ -125,6 +125,9 @@ pub async fn run(
         settings.guards.clone(),
     )
     .with_shipped_understanding();
+    if settings.llm.uses_name_enums() {
+        agent = agent.with_scene_names(&twin.world);
+    }
 
     let listen = options
         .listen

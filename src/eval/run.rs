@@ -290,6 +290,8 @@ pub struct Runner<'a> {
     pub agent: AgentSettings,
     /// Guards.
     pub guards: GuardSettings,
+    /// Offer the scene's names as enums in the tools' arguments (`llm.name_enums`).
+    pub name_enums: bool,
     /// Record every LLM reply, or answer from a recording instead of the brain.
     pub tape: Option<Tape>,
     /// Told about finished episodes.
@@ -387,6 +389,11 @@ impl Runner<'_> {
                 self.guards.clone(),
             )
             .with_shipped_understanding();
+            let agent = if self.name_enums {
+                agent.with_scene_names(&episode.world)
+            } else {
+                agent
+            };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()

@@ -66,6 +66,16 @@ impl ChatBackend for Metered {
         })
     }
 
+    fn stream<'a>(&'a self, request: &'a ChatRequest) -> super::ReplyStream<'a> {
+        use futures_util::StreamExt;
+        let meter = self.meter.clone();
+        Box::pin(self.inner.stream(request).inspect(move |event| {
+            if let Ok(super::ReplyEvent::Done(reply)) = event {
+                meter.add(reply.usage);
+            }
+        }))
+    }
+
     fn describe(&self) -> String {
         self.inner.describe()
     }

@@ -10,9 +10,11 @@ pub mod openai;
 pub mod retry;
 pub mod rules;
 pub mod scripted;
+pub mod stream;
 pub mod tape;
 
 pub use openai::OpenAiCompatible;
+pub use stream::{ReplyEvent, ReplyStream};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -112,8 +114,21 @@ pub type CompleteFuture<'a> =
 pub trait ChatBackend: Send + Sync {
     /// Ask the model for the next reply.
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> CompleteFuture<'a>;
+    /// The next reply as it arrives: complete tool calls as soon as each is
+    /// written (streaming back ends), then the whole reply. By default the
+    /// whole reply at once.
+    fn stream<'a>(&'a self, request: &'a ChatRequest) -> ReplyStream<'a> {
+        whole_reply(self.complete(request))
+    }
     /// One line for logs and banners, e.g. `llm gpt-4o at https://api.openai.com/v1`.
     fn describe(&self) -> String;
+}
+
+/// A reply that arrives whole, as a stream of one [`ReplyEvent::Done`].
+pub fn whole_reply(reply: CompleteFuture<'_>) -> ReplyStream<'_> {
+    Box::pin(futures_util::stream::once(async move {
+        reply.await.map(ReplyEvent::Done)
+    }))
 }
 
 /// Why a chat completion failed. Messages never contain the API key.
@@ -165,6 +180,12 @@ pub enum LlmError {
         /// What is wrong.
         detail: String,
     },
+    /// A streamed reply broke off before it was finished.
+    #[error("the reply was cut off: {detail}")]
+    Cut {
+        /// Where it broke off.
+        detail: String,
+    },
     /// A replayed run cannot answer: the request differs from the recording,
     /// or the recording is missing or unreadable.
     #[error("{detail}")]
@@ -187,6 +208,7 @@ impl LlmError {
             LlmError::Timeout { .. } | LlmError::Connect { .. } => true,
             LlmError::Http { status, .. } => *status == 429 || (500..=599).contains(status),
             LlmError::BadResponse { .. }
+            | LlmError::Cut { .. }
             | LlmError::NoKey { .. }
             | LlmError::Config { .. }
             | LlmError::Replay { .. } => false,

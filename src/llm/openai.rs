@@ -17,6 +17,7 @@
 //! feature, and it is bounded by the same per-attempt timeout.
 
 use std::net::{IpAddr, Ipv4Addr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_openai::config::OpenAIConfig;
@@ -26,8 +27,8 @@ use serde_json::{json, Map, Value};
 
 use super::retry::RetryPolicy;
 use super::{
-    excerpt, lenient, AssistantReply, ChatBackend, ChatMessage, ChatRequest, CompleteFuture,
-    LlmError,
+    excerpt, lenient, whole_reply, AssistantReply, ChatBackend, ChatMessage, ChatRequest,
+    CompleteFuture, LlmError, ReplyStream,
 };
 use crate::config::LlmSettings;
 
@@ -41,6 +42,10 @@ pub struct OpenAiCompatible {
     base_url: String,
     timeout: Duration,
     policy: RetryPolicy,
+    /// The endpoint refused or ignored `stream: true`: later replies come whole.
+    stream_refused: AtomicBool,
+    /// The endpoint refused `parallel_tool_calls`: it is no longer sent.
+    parallel_refused: AtomicBool,
 }
 
 impl std::fmt::Debug for OpenAiCompatible {
@@ -66,6 +71,7 @@ impl OpenAiCompatible {
 
     /// Like [`OpenAiCompatible::from_settings`], with the key given instead of read.
     pub fn with_key(settings: &LlmSettings, key: Option<String>) -> Result<Self, LlmError> {
+        let settings = &settings.with_profile();
         let base_url = settings.effective_base_url();
         let host = host_of(&base_url).ok_or_else(|| LlmError::Config {
             detail: format!("llm.base_url {base_url:?} is not an http(s) URL with a host"),
@@ -105,6 +111,8 @@ impl OpenAiCompatible {
                 retries: settings.retries,
                 initial_delay: Duration::from_millis(settings.backoff_initial_ms),
             },
+            stream_refused: AtomicBool::new(false),
+            parallel_refused: AtomicBool::new(false),
         })
     }
 
@@ -142,10 +150,58 @@ impl OpenAiCompatible {
                 body.insert("tool_choice".into(), json!(choice));
             }
             if let Some(parallel) = s.parallel_tool_calls {
-                body.insert("parallel_tool_calls".into(), json!(parallel));
+                if !self.parallel_refused.load(Ordering::Relaxed) {
+                    body.insert("parallel_tool_calls".into(), json!(parallel));
+                }
             }
         }
         Value::Object(body)
+    }
+
+    /// Whether replies are streamed: asked for, and not refused by the endpoint.
+    pub fn streams(&self) -> bool {
+        self.settings.stream && !self.stream_refused.load(Ordering::Relaxed)
+    }
+
+    /// The request body once more without what the endpoint refused: true when
+    /// `error` says the endpoint does not know `parallel_tool_calls`.
+    fn drop_refused_parameter(&self, error: &LlmError) -> bool {
+        let LlmError::Http {
+            status: 400,
+            body_excerpt,
+        } = error
+        else {
+            return false;
+        };
+        if body_excerpt.contains("parallel_tool_calls")
+            && self.settings.parallel_tool_calls.is_some()
+            && !self.parallel_refused.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!(
+                target: "attentive::llm",
+                "the endpoint refused parallel_tool_calls ({body_excerpt}); it is no longer sent"
+            );
+            return true;
+        }
+        false
+    }
+
+    /// Sends the request, once more without a parameter the endpoint refused.
+    async fn send(&self, request: &ChatRequest) -> Result<AssistantReply, LlmError> {
+        let body = self.request_body(request);
+        match self
+            .policy
+            .run("chat completion", || self.attempt(&body))
+            .await
+        {
+            Err(error) if self.drop_refused_parameter(&error) => {
+                let body = self.request_body(request);
+                self.policy
+                    .run("chat completion", || self.attempt(&body))
+                    .await
+            }
+            other => other,
+        }
     }
 
     /// One attempt: send, wait at most the request timeout, parse.
@@ -164,6 +220,9 @@ impl OpenAiCompatible {
 
     fn map_error(&self, err: OpenAIError) -> LlmError {
         match err {
+            OpenAIError::StreamError(e) => LlmError::Cut {
+                detail: format!("the stream broke: {}", excerpt(&e.to_string(), 300)),
+            },
             OpenAIError::Reqwest(e) if e.is_timeout() => LlmError::Timeout {
                 url: self.base_url.clone(),
                 timeout_s: self.timeout.as_secs_f64(),
@@ -191,7 +250,6 @@ impl OpenAiCompatible {
 impl ChatBackend for OpenAiCompatible {
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> CompleteFuture<'a> {
         Box::pin(async move {
-            let body = self.request_body(request);
             tracing::debug!(
                 target: "attentive::llm",
                 model = %self.settings.model,
@@ -200,10 +258,7 @@ impl ChatBackend for OpenAiCompatible {
                 tools = request.tools.len(),
                 "chat completion request"
             );
-            let reply = self
-                .policy
-                .run("chat completion", || self.attempt(&body))
-                .await?;
+            let reply = self.send(request).await?;
             tracing::debug!(
                 target: "attentive::llm",
                 tool_calls = reply.tool_calls.len(),
@@ -215,8 +270,81 @@ impl ChatBackend for OpenAiCompatible {
         })
     }
 
+    fn stream<'a>(&'a self, request: &'a ChatRequest) -> ReplyStream<'a> {
+        if !self.streams() || request.tools.is_empty() {
+            return whole_reply(self.complete(request));
+        }
+        super::stream::sse::reply_stream(self, request)
+    }
+
     fn describe(&self) -> String {
         format!("llm {} at {}", self.settings.model, self.base_url)
+    }
+}
+
+/// What the streaming side needs of the backend.
+impl OpenAiCompatible {
+    /// Opens a streamed reply: the HTTP request is answered, chunks to follow.
+    pub(super) async fn open_stream(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<super::stream::sse::Chunks, LlmError> {
+        let mut body = self.request_body(request);
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+        let open = || async {
+            let chat = self.client.chat();
+            let call = chat.create_stream_byot::<&Value, Value>(&body);
+            match tokio::time::timeout(self.timeout, call).await {
+                Err(_elapsed) => Err(self.timeout_error()),
+                Ok(Err(err)) => Err(self.map_error(err)),
+                Ok(Ok(chunks)) => Ok(chunks),
+            }
+        };
+        let chunks = self.policy.run("chat completion stream", open).await?;
+        Ok(Box::pin(futures_util::StreamExt::map(chunks, |chunk| {
+            chunk.map_err(|e| match e {
+                OpenAIError::StreamError(e) => LlmError::Cut {
+                    detail: format!("the stream broke: {}", excerpt(&e.to_string(), 300)),
+                },
+                other => LlmError::BadResponse {
+                    detail: format!(
+                        "a chunk that is not JSON: {}",
+                        excerpt(&other.to_string(), 300)
+                    ),
+                },
+            })
+        })))
+    }
+
+    /// The error for a request that ran out of time.
+    pub(super) fn timeout_error(&self) -> LlmError {
+        LlmError::Timeout {
+            url: self.base_url.clone(),
+            timeout_s: self.timeout.as_secs_f64(),
+        }
+    }
+
+    /// The per-request time bound.
+    pub(super) fn request_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Streaming is refused from now on (the endpoint said no, or sent no stream).
+    pub(super) fn refuse_streaming(&self, why: &str) {
+        if !self.stream_refused.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                target: "attentive::llm",
+                "the endpoint at {} does not stream ({why}); replies come whole from now on",
+                self.base_url
+            );
+        }
+    }
+
+    /// Whether `error` says the endpoint cannot stream (rather than a passing failure).
+    pub(super) fn refuses_streaming(error: &LlmError) -> bool {
+        matches!(error, LlmError::Http { status: 400 | 404 | 405 | 415 | 422 | 501, body_excerpt }
+            if body_excerpt.to_ascii_lowercase().contains("stream"))
     }
 }
 

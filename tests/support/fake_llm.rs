@@ -2,9 +2,13 @@
 //!
 //! It listens on `127.0.0.1:0`, answers `POST …/chat/completions` (so both
 //! `/v1/chat/completions` and `/chat/completions`) from a queue of scripted
-//! responses, and records every request. It speaks a minimal HTTP/1.1
-//! (`Content-Length` bodies, keep-alive). The server stops when the
-//! [`FakeLlm`] is dropped.
+//! responses (or a responder that reads each request), and records every
+//! request. It speaks a minimal HTTP/1.1 (`Content-Length` bodies,
+//! keep-alive). A request with `"stream": true` gets the same reply as
+//! server-sent chunks, as OpenAI sends them (one per argument piece, then the
+//! finish reason, the usage and `[DONE]`). Like a model, it can take its time:
+//! a delay before the first token and one per chunk (a whole reply waits for
+//! all its chunks). The server stops when the [`FakeLlm`] is dropped.
 //!
 //! ```ignore
 //! let fake = FakeLlm::start(vec![Scripted::tool_calls(&[("speak", json!({"text": "hi"}))])]).await;
@@ -44,6 +48,14 @@ pub enum Scripted {
     Hang,
     /// Close the connection without answering.
     Close,
+    /// Stream this completion, but stop after `keep` chunks: no finish
+    /// reason, no `[DONE]`; the body ends there.
+    Cut {
+        /// The completion whose chunks are sent.
+        body: Value,
+        /// How many chunks are sent.
+        keep: usize,
+    },
 }
 
 impl Scripted {
@@ -120,11 +132,26 @@ impl Recorded {
     }
 }
 
+/// Computes the answer to a request from its body (for a fake that behaves like a model).
+pub type Responder = Arc<dyn Fn(&Value) -> Scripted + Send + Sync>;
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Scripted>,
     fallback: Option<Scripted>,
+    responder: Option<Responder>,
     recorded: Vec<Recorded>,
+    pace: Pace,
+    chunks_sent: usize,
+}
+
+/// How long the fake takes, like a model: before the first token, and per chunk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Pace {
+    /// Before the first chunk (or the whole reply).
+    pub first: std::time::Duration,
+    /// For each further chunk; a whole reply waits for all of them.
+    pub per_chunk: std::time::Duration,
 }
 
 /// A running fake server; stops when dropped.
@@ -184,6 +211,16 @@ impl FakeLlm {
         self.state.lock().unwrap().fallback = Some(answer);
     }
 
+    /// Answers computed from each request's body when the script is used up.
+    pub fn set_responder(&self, responder: Responder) {
+        self.state.lock().unwrap().responder = Some(responder);
+    }
+
+    /// How long answers take from now on.
+    pub fn set_pace(&self, pace: Pace) {
+        self.state.lock().unwrap().pace = pace;
+    }
+
     /// All chat-completions requests received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().unwrap().recorded.clone()
@@ -192,6 +229,11 @@ impl FakeLlm {
     /// The JSON bodies of all chat-completions requests received so far.
     pub fn bodies(&self) -> Vec<Value> {
         self.requests().into_iter().map(|r| r.body).collect()
+    }
+
+    /// Stream chunks written so far (all streams).
+    pub fn chunks_sent(&self) -> usize {
+        self.state.lock().unwrap().chunks_sent
     }
 
     /// Number of chat-completions requests received so far.
@@ -224,13 +266,34 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             }
             continue;
         }
-        let answer = {
+        let streamed = request.body.get("stream") == Some(&Value::Bool(true));
+        let (answer, pace) = {
             let mut st = state.lock().unwrap();
+            let body = request.body.clone();
             st.recorded.push(request);
-            st.script.pop_front().or_else(|| st.fallback.clone())
+            let answer = st
+                .script
+                .pop_front()
+                .or_else(|| st.responder.as_ref().map(|r| r(&body)))
+                .or_else(|| st.fallback.clone());
+            (answer, st.pace)
         };
         let result = match answer {
+            Some(Scripted::Json { status: 200, body }) if streamed => {
+                let chunks = chunks_of(&body);
+                let n = chunks.len();
+                write_stream(&mut stream, &chunks, n, true, pace, &state).await;
+                return;
+            }
+            Some(Scripted::Cut { body, keep }) => {
+                write_stream(&mut stream, &chunks_of(&body), keep, false, pace, &state).await;
+                return;
+            }
             Some(Scripted::Json { status, body }) => {
+                if status == 200 {
+                    let n = chunks_of(&body).len() as u32;
+                    tokio::time::sleep(pace.first + pace.per_chunk * n).await;
+                }
                 write_response(&mut stream, status, &body.to_string()).await
             }
             Some(Scripted::Raw { status, body }) => {
@@ -250,6 +313,89 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             return;
         }
     }
+}
+
+/// A completion as the chunks OpenAI streams: the role (and text), each tool
+/// call's name then its arguments in pieces, the finish reason, the usage.
+pub fn chunks_of(body: &Value) -> Vec<Value> {
+    let choice = &body["choices"][0];
+    let message = &choice["message"];
+    let wrap = |delta: Value| {
+        json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+    };
+    let mut chunks = vec![wrap(
+        json!({"role": "assistant", "content": message["content"]}),
+    )];
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        chunks.push(wrap(
+            json!({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""}}]}),
+        ));
+        let args = call["function"]["arguments"]
+            .as_str()
+            .unwrap_or("{}")
+            .to_string();
+        let chars: Vec<char> = args.chars().collect();
+        for piece in chars.chunks(12) {
+            let piece: String = piece.iter().collect();
+            chunks.push(wrap(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+            ));
+        }
+    }
+    chunks.push(
+        json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}),
+    );
+    if body.get("usage").is_some() {
+        chunks.push(
+            json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+            "choices": [], "usage": body["usage"]}),
+        );
+    }
+    chunks
+}
+
+/// Writes `keep` of `chunks` as server-sent events (then `[DONE]` when `done`)
+/// and closes the connection, which ends the body.
+async fn write_stream(
+    stream: &mut TcpStream,
+    chunks: &[Value],
+    keep: usize,
+    done: bool,
+    pace: Pace,
+    state: &Mutex<State>,
+) {
+    tokio::time::sleep(pace.first).await;
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    for (i, chunk) in chunks.iter().take(keep).enumerate() {
+        if i > 0 {
+            tokio::time::sleep(pace.per_chunk).await;
+        }
+        if stream
+            .write_all(format!("data: {chunk}\n\n").as_bytes())
+            .await
+            .is_err()
+            || stream.flush().await.is_err()
+        {
+            return;
+        }
+        state.lock().unwrap().chunks_sent += 1;
+    }
+    if done {
+        let _ = stream.write_all(b"data: [DONE]\n\n").await;
+    }
+    let _ = stream.flush().await;
+    let _ = stream.shutdown().await;
 }
 
 /// Read one request (head + Content-Length body). `None` on EOF or garbage.

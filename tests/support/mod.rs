@@ -4,3 +4,14 @@
 pub mod daemon;
 pub mod fake_llm;
 pub mod pulse;
+
+/// The kinds of the warnings among `events`, in order.
+pub fn warning_kinds(events: &[attentive::events::Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            attentive::events::Event::Warning { kind, .. } => Some(kind.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -258,6 +258,42 @@ impl ToolTexts {
     }
 }
 
+/// Lists the scene's names as enums in the argument schemas, so that a model
+/// that samples under a grammar (llama.cpp, vLLM) can only write names that
+/// exist: persons for `person_name` (and `All` for speak), objects for the
+/// object arguments, both for `name`.
+pub fn with_scene_names(schemas: &mut [ToolSchema], world: &World) {
+    let persons: Vec<String> = world.persons().iter().map(|p| p.name.clone()).collect();
+    let objects: Vec<String> = world
+        .object_ids()
+        .map(|id| world.object(id).name.clone())
+        .collect();
+    for schema in schemas {
+        let Some(properties) = schema
+            .parameters
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for (arg, property) in properties.iter_mut() {
+            let names: Vec<&String> = match arg.as_str() {
+                "person_name" => persons.iter().collect(),
+                "object_name" | "source_container_name" | "target_container_name" => {
+                    objects.iter().collect()
+                }
+                "name" => objects.iter().chain(persons.iter()).collect(),
+                _ => continue,
+            };
+            let mut names: Vec<Value> = names.into_iter().map(|n| json!(n)).collect();
+            if schema.name == "speak" && arg == "person_name" {
+                names.push(json!("All"));
+            }
+            property["enum"] = Value::Array(names);
+        }
+    }
+}
+
 /// Calls a query tool on the twin (action and expression tools go through the
 /// executor). Unknown names and bad arguments give a failed outcome whose text
 /// says what to do.

@@ -257,6 +257,15 @@ function show(event) {
       conv.appendChild(li);
       break;
     }
+    case "situation": {
+      // What the LLM was told with the turn: folded under its reading.
+      const boxes = conv.querySelectorAll("details.understood");
+      const note = document.createElement("div");
+      note.className = "situation";
+      note.textContent = `told the LLM: ${event.text}`;
+      if (boxes.length) boxes[boxes.length - 1].appendChild(note);
+      break;
+    }
     case "tool_call": {
       if (!toolsBox) {
         toolsBox = document.createElement("details");

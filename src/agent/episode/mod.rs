@@ -9,17 +9,30 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+mod reply;
+
+use reply::Settled;
+
 use super::character::Character;
 use super::grounding::{self, Addressee, Grounding};
+use super::situation;
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
 use super::turn::Turn;
 use super::voice::Mouth;
-use crate::config::{AgentSettings, GuardSettings};
+use crate::config::{AgentSettings, GuardSettings, Situation};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
 use crate::twin::actions::{Executor, SimulationExecutor};
 use crate::twin::Twin;
 use crate::understanding::{Understanding, Utterance};
+
+/// Between a turn and the situation note in the turn's message.
+const NOTE_SEPARATOR: &str = "\n\nNote from the robot's control system: ";
+
+/// The turn in a user message, without the situation note after it.
+fn said_part(content: &str) -> &str {
+    content.split(NOTE_SEPARATOR).next().unwrap_or(content)
+}
 
 /// Where events go: the terminal, a JSON log, or a test's vector.
 pub trait EventSink {
@@ -80,7 +93,7 @@ pub struct TurnReport {
 
 /// The character agent with its dialogue history.
 pub struct Agent {
-    backend: Box<dyn ChatBackend>,
+    backend: Arc<dyn ChatBackend>,
     character: Character,
     schemas: Vec<ToolSchema>,
     settings: AgentSettings,
@@ -105,6 +118,7 @@ struct TurnState {
     tools_run: u32,
     no_call_warnings: u32,
     repeat_warnings: u32,
+    cut_warnings: u32,
     identical: BTreeMap<String, u32>,
 }
 
@@ -133,7 +147,7 @@ impl Agent {
         guards: GuardSettings,
     ) -> Self {
         Self {
-            backend,
+            backend: Arc::from(backend),
             character,
             schemas: texts.schemas(robot_name),
             settings,
@@ -143,6 +157,12 @@ impl Agent {
             executor: Box::new(SimulationExecutor),
             understanding: None,
         }
+    }
+
+    /// Offers only the scene's names in the tools' arguments (enums; `llm.name_enums`).
+    pub fn with_scene_names(mut self, world: &crate::twin::World) -> Self {
+        tools::with_scene_names(&mut self.schemas, world);
+        self
     }
 
     /// Acts through `executor` (a robot bridge) instead of the simulation.
@@ -249,7 +269,7 @@ impl Agent {
             .history
             .iter()
             .filter_map(|m| match m {
-                ChatMessage::User { content } => Turn::parse(content).ok(),
+                ChatMessage::User { content } => Turn::parse(said_part(content)).ok(),
                 _ => None,
             })
             .collect();
@@ -285,15 +305,27 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnReport {
         let turn_start = self.history.len();
-        if let Some(reading) = self.understand(turn, twin) {
+        let reading = self.understand(turn, twin);
+        if let Some(reading) = &reading {
             events.emit(Event::Understood {
                 act: reading.act.as_str().to_string(),
                 slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
-                matched: reading.matched,
-                heard: reading.heard,
+                matched: reading.matched.clone(),
+                heard: reading.heard.clone(),
             });
         }
-        let content = self.turn_message(turn, twin);
+        let mut content = self.turn_message(turn, twin);
+        let situation = match (&reading, self.settings.situation) {
+            (Some(reading), Situation::Facts) => situation::note(twin, turn, reading),
+            _ => None,
+        };
+        if let Some(note) = &situation {
+            content.push_str(NOTE_SEPARATOR);
+            content.push_str(&note.text);
+            events.emit(Event::Situation {
+                text: note.text.clone(),
+            });
+        }
         self.history.push(ChatMessage::User { content });
         let mut state = TurnState {
             sender: person_name(twin, &turn.speaker),
@@ -304,6 +336,11 @@ impl Agent {
             ),
             ..TurnState::default()
         };
+        // The note states the listener's hindrances: that is the check.
+        state.checked_receiver = situation
+            .and_then(|n| n.checked)
+            .is_some_and(|p| Some(&p) == state.receiver.as_ref());
+        let backend = Arc::clone(&self.backend);
         let deadline =
             Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
         let mut llm_calls = 0;
@@ -314,100 +351,25 @@ impl Agent {
             if llm_calls >= self.settings.max_llm_calls_per_turn {
                 break EndReason::LlmCallLimit;
             }
-            let Some(remaining) = deadline.checked_duration_since(Instant::now()) else {
+            if Instant::now() >= deadline {
                 break EndReason::Timeout;
-            };
+            }
             let request = self.request();
             llm_calls += 1;
-            let answer = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => None,
-                answer = tokio::time::timeout(remaining, self.backend.complete(&request)) => Some(answer),
-            };
-            let Some(answer) = answer else {
-                break EndReason::Interrupted;
-            };
-            let reply = match answer {
-                Err(_) => break EndReason::Timeout,
-                Ok(Err(error)) if error.is_timeout() => {
-                    events.emit(Event::Warning {
-                        kind: "llm_timeout".into(),
-                        detail: error.to_string(),
-                    });
-                    break EndReason::Timeout;
-                }
-                Ok(Err(error)) => {
-                    events.emit(Event::Warning {
-                        kind: "llm_error".into(),
-                        detail: error.to_string(),
-                    });
-                    break EndReason::LlmError;
-                }
-                Ok(Ok(reply)) => reply,
-            };
-            let content = reply.content.clone().filter(|c| !c.trim().is_empty());
-            if reply.tool_calls.is_empty() {
-                self.history.push(ChatMessage::Assistant {
-                    content: content.clone(),
-                    tool_calls: Vec::new(),
-                });
-                if state.tools_run > 0 || state.no_call_warnings > 0 {
-                    break EndReason::NoToolCall;
-                }
-                state.no_call_warnings += 1;
-                self.warn(
+            let taken = self
+                .take_reply(
+                    backend.as_ref(),
+                    &request,
+                    twin,
+                    &mut state,
                     events,
-                    "no_tool_call",
-                    "You replied without calling a tool. Use the tools to check whether anyone needs help; speak only with the speak tool; call stop when you are finished.",
-                );
-                continue;
-            }
-            self.history.push(ChatMessage::Assistant {
-                content: content.clone(),
-                tool_calls: reply.tool_calls.clone(),
-            });
-            let mut calls: Vec<&ToolCall> = reply.tool_calls.iter().collect();
-            calls.sort_by_key(|c| rank(&c.name));
-            let mut late_warnings: Vec<(&str, String)> = Vec::new();
-            if content.is_some() {
-                late_warnings.push((
-                    "answer_with_pending_calls",
-                    "Your text outside the tools is not heard by anyone; use speak to talk to the humans.".into(),
-                ));
-            }
-            let mut stop = false;
-            let mut end: Option<EndReason> = None;
-            for call in calls {
-                self.wait_for_speech(&call.name, events).await;
-                if cancel.is_cancelled() {
-                    // Every call still gets its result, so the history stays well-formed.
-                    self.history.push(ChatMessage::Tool {
-                        call_id: call.id.clone(),
-                        content: "Not done: the humans interrupted you before this call ran."
-                            .into(),
-                    });
-                    end = Some(EndReason::Interrupted);
-                    continue;
-                }
-                let (result, flags) = self.run_call(call, twin, &mut state, events, cancel).await;
-                events.after_tool(twin);
-                self.history.push(ChatMessage::Tool {
-                    call_id: call.id.clone(),
-                    content: result,
-                });
-                stop |= flags.stop;
-                if flags.end_repeated {
-                    end.get_or_insert(EndReason::RepeatedCalls);
-                }
-            }
-            for (kind, text) in late_warnings {
-                self.warn(events, kind, &text);
-            }
-            if let Some(reason) = end {
-                break reason;
-            }
-            if stop {
-                break EndReason::Stop;
+                    cancel,
+                    deadline,
+                )
+                .await;
+            match self.settle(taken, twin, &mut state, events, cancel).await {
+                Settled::Next => continue,
+                Settled::End(reason) => break reason,
             }
         };
         self.bound_history(turn_start);
