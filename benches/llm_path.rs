@@ -142,7 +142,7 @@ async fn one_turn(server: &FakeLlm, situation: Situation, parallel: bool, stream
         &ToolTexts::load_default().expect("tools"),
         "the_robot",
         AgentSettings {
-            situation,
+            situation: Some(situation),
             ..AgentSettings::default()
         },
         GuardSettings::default(),

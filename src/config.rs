@@ -99,9 +99,9 @@ pub struct LlmSettings {
     /// action; an endpoint that refuses is asked without from then on.
     pub stream: bool,
     /// `standard`, or `small` for small local models: forced tool calls, one
-    /// call per reply and the scene's names as enums (each unless set here).
+    /// call per reply and the `plan` note (each unless set here).
     pub profile: LlmProfile,
-    /// The scene's names as enums in the tools' argument schemas (`None`: by profile).
+    /// The scene's names as enums in the tools' argument schemas.
     pub name_enums: Option<bool>,
 }
 
@@ -113,7 +113,7 @@ pub enum LlmProfile {
     #[default]
     Standard,
     /// Small local models (1-8 B parameters): one forced tool call per reply,
-    /// the scene's names as enums.
+    /// the `plan` situation note.
     Small,
 }
 
@@ -140,8 +140,9 @@ impl Default for LlmSettings {
 
 impl LlmSettings {
     /// The settings with the profile applied: `small` forces a tool call
-    /// (`tool_choice = "required"`), one call per reply and name enums, where
-    /// the configuration did not say otherwise.
+    /// (`tool_choice = "required"`) and one call per reply, where the
+    /// configuration did not say otherwise. (Name enums were measured with it
+    /// and did not help; they stay a setting of their own.)
     pub fn with_profile(&self) -> LlmSettings {
         let mut s = self.clone();
         if self.profile == LlmProfile::Small {
@@ -149,7 +150,6 @@ impl LlmSettings {
             if s.parallel_tool_calls == Some(true) {
                 s.parallel_tool_calls = Some(false);
             }
-            s.name_enums.get_or_insert(true);
         }
         s
     }
@@ -196,8 +196,10 @@ pub struct AgentSettings {
     /// Messages kept in the history (older ones are dropped).
     pub history_max_messages: usize,
     /// The situation note before the first LLM call of a turn: `facts` (what
-    /// was understood, and the twin's answers about it) or `off` (the paper's protocol).
-    pub situation: Situation,
+    /// was understood, and the twin's answers about it), `plan` (the facts and
+    /// the steps that would help) or `off` (the paper's protocol). Unset: by
+    /// `llm.profile` (`facts`; `plan` for `small`).
+    pub situation: Option<Situation>,
 }
 
 /// `agent.situation`: what the agent tells the LLM up front about a turn.
@@ -207,8 +209,20 @@ pub enum Situation {
     /// What the understanding stage read, and the twin's answers about it.
     #[default]
     Facts,
+    /// The facts, and the steps that would help (or that nothing is needed).
+    Plan,
     /// Nothing: the LLM asks the tools itself, as in the paper.
     Off,
+}
+
+impl AgentSettings {
+    /// The note in effect: the one set, else the profile's.
+    pub fn situation_for(&self, profile: LlmProfile) -> Situation {
+        self.situation.unwrap_or(match profile {
+            LlmProfile::Standard => Situation::Facts,
+            LlmProfile::Small => Situation::Plan,
+        })
+    }
 }
 
 impl Default for AgentSettings {
@@ -218,7 +232,7 @@ impl Default for AgentSettings {
             turn_timeout_s: 120.0,
             max_identical_calls: 2,
             history_max_messages: 200,
-            situation: Situation::Facts,
+            situation: None,
         }
     }
 }
@@ -293,6 +307,14 @@ fn shortest_floats(text: &str) -> String {
 }
 
 impl Settings {
+    /// The agent's settings with the note the LLM profile asks for filled in.
+    pub fn agent_settings(&self) -> AgentSettings {
+        AgentSettings {
+            situation: Some(self.agent.situation_for(self.llm.profile)),
+            ..self.agent.clone()
+        }
+    }
+
     /// The brain to use: the one asked for, else `[sim] brain`, else the LLM
     /// when an endpoint is configured and the rules baseline otherwise.
     pub fn brain(&self, asked: Option<&str>) -> String {

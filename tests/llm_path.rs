@@ -39,7 +39,7 @@ fn agent_with(llm: &LlmSettings, situation: Situation) -> (Agent, Twin) {
         &ToolTexts::load_default().expect("tool texts"),
         "the_robot",
         AgentSettings {
-            situation,
+            situation: Some(situation),
             ..AgentSettings::default()
         },
         GuardSettings::default(),
@@ -441,10 +441,11 @@ async fn an_endpoint_that_refuses_streaming_or_parallel_calls_is_asked_without()
 }
 
 #[tokio::test]
-async fn the_small_profile_forces_one_call_per_reply_and_offers_only_the_scenes_names() {
+async fn the_small_profile_forces_one_call_per_reply_and_name_enums_offer_only_the_scenes_names() {
     let server = FakeLlm::start(vec![Scripted::tool_calls(&[stop()])]).await;
     let llm = LlmSettings {
         profile: LlmProfile::Small,
+        name_enums: Some(true),
         ..llm_settings(&server)
     };
     let (mut agent, mut twin) = agent_with(&llm, Situation::Facts);
@@ -477,8 +478,16 @@ async fn the_small_profile_forces_one_call_per_reply_and_offers_only_the_scenes_
         .unwrap()
         .contains(&json!("All")));
     assert!(params("speak")["text"].get("enum").is_none());
-    // The standard profile leaves the names free.
-    let plain = LlmSettings::default();
-    assert!(!plain.uses_name_enums());
+    // Unless asked for, the names stay free, with either profile.
+    assert!(!LlmSettings::default().uses_name_enums());
+    let small = LlmSettings {
+        profile: LlmProfile::Small,
+        ..LlmSettings::default()
+    };
+    assert!(!small.uses_name_enums());
+    assert_eq!(
+        small.with_profile().tool_choice.as_deref(),
+        Some("required")
+    );
     assert_eq!(completion(json!({}), "stop")["object"], "chat.completion");
 }

@@ -29,8 +29,9 @@ enum Listener {
 }
 
 /// The note for `turn`, read as `reading`; `None` when nothing was read
-/// (small talk, statements, turns not understood).
-pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading) -> Option<SituationNote> {
+/// (small talk, statements, turns not understood). With `plan`, it ends with
+/// the steps that would help, or says that nothing is needed.
+pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading, plan: bool) -> Option<SituationNote> {
     let world = &twin.world;
     let speaker = match grounding::person(world, &turn.speaker) {
         Grounding::Resolved(id) => world.person(id).name.clone(),
@@ -48,7 +49,11 @@ pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading) -> Option<Situation
         Listener::Person(name) => name.clone(),
         Listener::Group => "everyone".to_string(),
     };
-    let what = asked_for(reading, &speaker)?;
+    let Some(what) = asked_for(reading, &speaker) else {
+        return plan
+            .then(|| between_people(reading, &speaker, &listener))
+            .flatten();
+    };
     let mut sentences = vec![format!("{speaker} asks {asked} {what}.")];
     let object = match reading.referent() {
         Some(object) => object.to_string(),
@@ -69,6 +74,7 @@ pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading) -> Option<Situation
         });
     }
     let mut checked = None;
+    let mut hindered = None;
     if let Listener::Person(name) = &listener {
         if *name != speaker {
             let check = tools::call_query(
@@ -77,25 +83,174 @@ pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading) -> Option<Situation
                 &json!({"person_name": name, "object_name": object}),
             );
             if check.ok {
+                hindered = Some(reasons(&check.facts));
                 sentences.push(check.text);
                 checked = Some(name.clone());
             }
         }
     }
+    // Pouring needs the robot to take the source; everything else the object itself.
+    let taken = match reading.act {
+        Act::Pour => reading
+            .slots
+            .source
+            .as_ref()
+            .or(reading.slots.object.as_ref())
+            .and_then(ObjectMention::resolved)
+            .unwrap_or(&object)
+            .to_string(),
+        _ => object.clone(),
+    };
     let reach = off_the_runtime(|| {
         tools::call(
             twin,
             "check_reach_object_for_robot",
-            &json!({"object_name": object}),
+            &json!({"object_name": taken}),
         )
     });
     if reach.ok {
-        sentences.push(reach.text);
+        sentences.push(reach.text.clone());
+    }
+    if plan {
+        let robot_reaches = reach
+            .facts
+            .get("reachable")
+            .and_then(serde_json::Value::as_bool);
+        let step = Step {
+            speaker: &speaker,
+            listener: &listener,
+            hindered: hindered.as_ref(),
+            robot_reaches: robot_reaches.unwrap_or(false),
+            action: action_call(&twin.world, reading, &speaker, &object),
+        };
+        sentences.push(step.advice(&twin.world.robot.name));
     }
     Some(SituationNote {
         text: sentences.join(" "),
         checked,
     })
+}
+
+/// With `plan`: a turn between people that asks nothing (small talk, thanks,
+/// a turn not understood) needs nothing of the robot. Statements are left to
+/// the LLM, which may have to correct them.
+fn between_people(reading: &Reading, speaker: &str, listener: &Listener) -> Option<SituationNote> {
+    let Listener::Person(name) = listener else {
+        return None;
+    };
+    let social = matches!(
+        reading.act,
+        Act::Thanks | Act::Greeting | Act::Farewell | Act::Refuse | Act::Unknown
+    );
+    social.then(|| SituationNote {
+        text: format!(
+            "{speaker} talks to {name}; nothing is asked of you. What would help: nothing; do not speak or act, only call stop."
+        ),
+        checked: None,
+    })
+}
+
+/// The listener's hindrances as the check found them (empty: nothing hinders).
+fn reasons(facts: &serde_json::Value) -> Vec<&'static str> {
+    let flag = |key: &str| facts.get(key).and_then(serde_json::Value::as_bool);
+    [
+        (flag("busy") == Some(true)).then_some("is busy"),
+        (flag("visible") == Some(false)).then_some("cannot see it"),
+        (flag("reachable") == Some(false)).then_some("cannot reach it"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The tool call that would do what was asked, written as the model writes it.
+fn action_call(
+    world: &crate::twin::World,
+    reading: &Reading,
+    speaker: &str,
+    object: &str,
+) -> Option<String> {
+    let slots = &reading.slots;
+    let named = |p: &Option<crate::understanding::PersonMention>| {
+        p.as_ref()
+            .and_then(|p| p.name.clone())
+            .unwrap_or_else(|| speaker.to_string())
+    };
+    let call = |tool: &str, person: &str| {
+        format!("{tool}(object_name=\"{object}\", person_name=\"{person}\")")
+    };
+    match reading.act {
+        Act::Give => {
+            let to = named(&slots.recipient);
+            let busy =
+                tools::call_query(world, "is_person_busy_or_idle", &json!({"person_name": to}))
+                    .facts
+                    .get("busy")
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or(false);
+            let tool = if busy {
+                "move_object_to_person"
+            } else {
+                "hand_object_over_to_person"
+            };
+            Some(call(tool, &to))
+        }
+        Act::MoveTo => Some(call("move_object_to_person", &named(&slots.recipient))),
+        Act::MoveAway => Some(call(
+            "move_object_away_from_person",
+            &named(&slots.person.clone().or(slots.recipient.clone())),
+        )),
+        Act::Pour | Act::PourSame => {
+            let source = slots
+                .source
+                .as_ref()
+                .or(slots.object.as_ref())?
+                .resolved()?;
+            let target = slots.target.as_ref()?.resolved()?;
+            Some(format!(
+                "pour_into(source_container_name=\"{source}\", target_container_name=\"{target}\")"
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// What the plan sentence is made of.
+struct Step<'a> {
+    speaker: &'a str,
+    listener: &'a Listener,
+    hindered: Option<&'a Vec<&'static str>>,
+    robot_reaches: bool,
+    action: Option<String>,
+}
+
+impl Step<'_> {
+    /// The steps that would help, or that nothing is needed.
+    fn advice(&self, robot: &str) -> String {
+        let speaker = self.speaker;
+        if let (Listener::Person(name), Some(reasons)) = (self.listener, self.hindered) {
+            if reasons.is_empty() {
+                return format!(
+                    "What would help: nothing; {name} can do it. Do not speak or act; only call stop."
+                );
+            }
+            let why = format!("{name} {}", reasons.join(" and "));
+            return match (&self.action, self.robot_reaches) {
+                (Some(action), true) => format!(
+                    "What would help: speak to {speaker} and say that you help because {why}; then {action}; then stop."
+                ),
+                _ => format!(
+                    "What would help: speak to {speaker} and say that {why} and that {robot} cannot do it either; then stop."
+                ),
+            };
+        }
+        match (&self.action, self.robot_reaches) {
+            (Some(action), true) => format!(
+                "What would help: speak to {speaker} and say what you will do; then {action}; then stop."
+            ),
+            _ => format!("What would help: speak to {speaker} and say why you cannot do it; then stop."),
+        }
+    }
 }
 
 /// "for red_glass", "to pour cola_bottle into blue_glass", "where red_glass is":
@@ -165,11 +320,57 @@ mod tests {
     use crate::understanding::Understanding;
 
     fn note_for(scene: &str, line: &str) -> Option<SituationNote> {
-        let mut twin = Twin::load(scene).expect("scene");
+        noted(&mut Twin::load(scene).expect("scene"), line, false)
+    }
+
+    fn noted(twin: &mut Twin, line: &str, plan: bool) -> Option<SituationNote> {
         let turn = Turn::parse(line).expect("turn");
         let stage = Understanding::shipped().expect("sentences");
         let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
-        note(&mut twin, &turn, &reading)
+        note(twin, &turn, &reading, plan)
+    }
+
+    #[test]
+    fn the_plan_says_what_would_help_or_that_nothing_is_needed() {
+        let mut twin = Twin::load("softdrinks").expect("scene");
+        // Daniel cannot reach the red glass: explain, hand it to Felix, stop.
+        let help = noted(
+            &mut twin,
+            "Felix said to Daniel: could you hand me the red glass?",
+            true,
+        )
+        .expect("a note");
+        assert!(
+            help.text.ends_with("What would help: speak to Felix and say that you help because Daniel cannot reach it; then hand_object_over_to_person(object_name=\"red_glass\", person_name=\"Felix\"); then stop."),
+            "{}",
+            help.text
+        );
+        // Felix asks Daniel for something Daniel can reach: nothing to do.
+        let reachable = twin
+            .world
+            .object_ids()
+            .map(|id| twin.world.object(id).name.clone())
+            .find(|name| {
+                let check = tools::call_query(
+                    &twin.world,
+                    "check_hindering_reasons",
+                    &json!({"person_name": "Daniel", "object_name": name}),
+                );
+                check.facts.get("hindered") == Some(&json!(false))
+            })
+            .expect("an object Daniel can take");
+        let line = format!(
+            "Felix said to Daniel: Daniel, pass me the {}",
+            reachable.replace('_', " ")
+        );
+        let nothing = noted(&mut twin, &line, true).expect("a note");
+        assert!(
+            nothing.text.ends_with(
+                "What would help: nothing; Daniel can do it. Do not speak or act; only call stop."
+            ),
+            "{}",
+            nothing.text
+        );
     }
 
     #[test]
@@ -195,6 +396,26 @@ mod tests {
             note.text
         );
         assert_eq!(note.checked.as_deref(), Some("Daniel"));
+    }
+
+    #[test]
+    fn with_a_plan_talk_between_people_needs_nothing_of_the_robot() {
+        let mut twin = Twin::load("softdrinks").expect("scene");
+        let chat =
+            noted(&mut twin, "Felix said to Daniel: nice weather today", true).expect("a note");
+        assert!(chat.text.ends_with("only call stop."), "{}", chat.text);
+        assert_eq!(
+            noted(&mut twin, "Felix said to Daniel: nice weather today", false),
+            None
+        );
+        assert_eq!(
+            noted(
+                &mut twin,
+                "Felix said to the_robot: nice weather today",
+                true
+            ),
+            None
+        );
     }
 
     #[test]

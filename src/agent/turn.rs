@@ -28,7 +28,15 @@ pub enum TurnError {
     Empty(&'static str),
 }
 
+/// Between a turn and the situation note after it in the turn's message.
+pub const NOTE_SEPARATOR: &str = "\n\nNote from the robot's control system: ";
+
 impl Turn {
+    /// The turn in a user message of the dialogue, without the situation note after it.
+    pub fn parse_message(content: &str) -> Result<Self, TurnError> {
+        Self::parse(content.split(NOTE_SEPARATOR).next().unwrap_or(content))
+    }
+
     /// Parses `Felix said to Daniel: ...` or `Felix -> Daniel: ...`.
     pub fn parse(line: &str) -> Result<Self, TurnError> {
         let (head, text) = line.split_once(':').ok_or(TurnError::Form)?;

@@ -125,7 +125,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
         brain: &make_brain,
         character: default_character.clone(),
         texts: ToolTexts::load_default()?,
-        agent: settings.agent.clone(),
+        agent: settings.agent_settings(),
         guards: settings.guards.clone(),
         name_enums: settings.llm.uses_name_enums(),
         tape,

@@ -207,7 +207,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         character,
         &texts,
         &twin.world.robot.name.clone(),
-        settings.agent.clone(),
+        settings.agent_settings(),
         settings.guards.clone(),
     )
     .with_shipped_understanding();

@@ -121,7 +121,7 @@ pub async fn run(
         character,
         &texts,
         &robot_name,
-        settings.agent.clone(),
+        settings.agent_settings(),
         settings.guards.clone(),
     )
     .with_shipped_understanding();

@@ -19,20 +19,12 @@ use super::situation;
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
 use super::turn::Turn;
 use super::voice::Mouth;
-use crate::config::{AgentSettings, GuardSettings, Situation};
+use crate::config::{AgentSettings, GuardSettings, LlmProfile, Situation};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
 use crate::twin::actions::{Executor, SimulationExecutor};
 use crate::twin::Twin;
 use crate::understanding::{Understanding, Utterance};
-
-/// Between a turn and the situation note in the turn's message.
-const NOTE_SEPARATOR: &str = "\n\nNote from the robot's control system: ";
-
-/// The turn in a user message, without the situation note after it.
-fn said_part(content: &str) -> &str {
-    content.split(NOTE_SEPARATOR).next().unwrap_or(content)
-}
 
 /// Where events go: the terminal, a JSON log, or a test's vector.
 pub trait EventSink {
@@ -269,7 +261,7 @@ impl Agent {
             .history
             .iter()
             .filter_map(|m| match m {
-                ChatMessage::User { content } => Turn::parse(said_part(content)).ok(),
+                ChatMessage::User { content } => Turn::parse_message(content).ok(),
                 _ => None,
             })
             .collect();
@@ -315,12 +307,14 @@ impl Agent {
             });
         }
         let mut content = self.turn_message(turn, twin);
-        let situation = match (&reading, self.settings.situation) {
-            (Some(reading), Situation::Facts) => situation::note(twin, turn, reading),
-            _ => None,
+        let situation = match (&reading, self.settings.situation_for(LlmProfile::Standard)) {
+            (Some(_), Situation::Off) | (None, _) => None,
+            (Some(reading), wanted) => {
+                situation::note(twin, turn, reading, wanted == Situation::Plan)
+            }
         };
         if let Some(note) = &situation {
-            content.push_str(NOTE_SEPARATOR);
+            content.push_str(super::turn::NOTE_SEPARATOR);
             content.push_str(&note.text);
             events.emit(Event::Situation {
                 text: note.text.clone(),

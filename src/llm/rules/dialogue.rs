@@ -46,7 +46,7 @@ impl Dialogue {
                 ChatMessage::User { content }
                     if !SYSTEM_PREFIXES.iter().any(|p| content.starts_with(p)) =>
                 {
-                    Turn::parse(content).ok().map(|t| (i, t))
+                    Turn::parse_message(content).ok().map(|t| (i, t))
                 }
                 _ => None,
             })
