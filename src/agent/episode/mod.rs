@@ -297,43 +297,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnReport {
         let turn_start = self.history.len();
-        let reading = self.understand(turn, twin);
-        if let Some(reading) = &reading {
-            events.emit(Event::Understood {
-                act: reading.act.as_str().to_string(),
-                slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
-                matched: reading.matched.clone(),
-                heard: reading.heard.clone(),
-            });
-        }
-        let mut content = self.turn_message(turn, twin);
-        let situation = match (&reading, self.settings.situation_for(LlmProfile::Standard)) {
-            (Some(_), Situation::Off) | (None, _) => None,
-            (Some(reading), wanted) => {
-                situation::note(twin, turn, reading, wanted == Situation::Plan)
-            }
-        };
-        if let Some(note) = &situation {
-            content.push_str(super::turn::NOTE_SEPARATOR);
-            content.push_str(&note.text);
-            events.emit(Event::Situation {
-                text: note.text.clone(),
-            });
-        }
-        self.history.push(ChatMessage::User { content });
-        let mut state = TurnState {
-            sender: person_name(twin, &turn.speaker),
-            receiver: person_name(twin, &turn.listener),
-            robot_addressed: matches!(
-                grounding::addressee(&twin.world, &turn.listener),
-                Grounding::Resolved(Addressee::Robot)
-            ),
-            ..TurnState::default()
-        };
-        // The note states the listener's hindrances: that is the check.
-        state.checked_receiver = situation
-            .and_then(|n| n.checked)
-            .is_some_and(|p| Some(&p) == state.receiver.as_ref());
+        let mut state = self.open_turn(turn, twin, events);
         let backend = Arc::clone(&self.backend);
         let deadline =
             Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
@@ -372,6 +336,54 @@ impl Agent {
             llm_calls,
         });
         TurnReport { reason, llm_calls }
+    }
+
+    /// Records a turn in the history, with its reading (the `understood`
+    /// event) and the situation note, and starts what the guards know of it.
+    fn open_turn(
+        &mut self,
+        turn: &Turn,
+        twin: &mut Twin,
+        events: &mut (dyn EventSink + Send),
+    ) -> TurnState {
+        let reading = self.understand(turn, twin);
+        if let Some(reading) = &reading {
+            events.emit(Event::Understood {
+                act: reading.act.as_str().to_string(),
+                slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
+                matched: reading.matched.clone(),
+                heard: reading.heard.clone(),
+            });
+        }
+        let mut content = self.turn_message(turn, twin);
+        let situation = match (&reading, self.settings.situation_for(LlmProfile::Standard)) {
+            (Some(_), Situation::Off) | (None, _) => None,
+            (Some(reading), wanted) => {
+                situation::note(twin, turn, reading, wanted == Situation::Plan)
+            }
+        };
+        if let Some(note) = &situation {
+            content.push_str(super::turn::NOTE_SEPARATOR);
+            content.push_str(&note.text);
+            events.emit(Event::Situation {
+                text: note.text.clone(),
+            });
+        }
+        self.history.push(ChatMessage::User { content });
+        let mut state = TurnState {
+            sender: person_name(twin, &turn.speaker),
+            receiver: person_name(twin, &turn.listener),
+            robot_addressed: matches!(
+                grounding::addressee(&twin.world, &turn.listener),
+                Grounding::Resolved(Addressee::Robot)
+            ),
+            ..TurnState::default()
+        };
+        // The note states the listener's hindrances: that is the check.
+        state.checked_receiver = situation
+            .and_then(|n| n.checked)
+            .is_some_and(|p| Some(&p) == state.receiver.as_ref());
+        state
     }
 
     fn request(&self) -> ChatRequest {
