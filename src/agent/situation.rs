@@ -298,7 +298,7 @@ fn mention(m: &ObjectMention) -> String {
     match m.candidates.as_slice() {
         [one] => one.clone(),
         [] => format!("\"{}\"", m.said),
-        many => format!("\"{}\"", m.said).to_string() + &format!(" ({})", many.join(" or ")),
+        many => format!("\"{}\" ({})", m.said, many.join(" or ")),
     }
 }
 

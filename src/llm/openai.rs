@@ -186,33 +186,45 @@ impl OpenAiCompatible {
         false
     }
 
-    /// Sends the request, once more without a parameter the endpoint refused.
-    async fn send(&self, request: &ChatRequest) -> Result<AssistantReply, LlmError> {
-        let body = self.request_body(request);
-        match self
-            .policy
-            .run("chat completion", || self.attempt(&body))
-            .await
-        {
+    /// Runs `attempt` on the request's body (`stream`: the streamed form), with
+    /// retries; once more without a parameter the endpoint refused.
+    async fn run_refusing<T, F, Fut>(
+        &self,
+        what: &str,
+        request: &ChatRequest,
+        stream: bool,
+        attempt: F,
+    ) -> Result<T, LlmError>
+    where
+        F: Fn(Value) -> Fut,
+        Fut: std::future::Future<Output = Result<T, LlmError>>,
+    {
+        let body = self.body_for(request, stream);
+        match self.policy.run(what, || attempt(body.clone())).await {
             Err(error) if self.drop_refused_parameter(&error) => {
-                let body = self.request_body(request);
-                self.policy
-                    .run("chat completion", || self.attempt(&body))
-                    .await
+                let body = self.body_for(request, stream);
+                self.policy.run(what, || attempt(body.clone())).await
             }
             other => other,
         }
     }
 
+    /// The request body, in its streamed form when `stream`.
+    fn body_for(&self, request: &ChatRequest, stream: bool) -> Value {
+        let mut body = self.request_body(request);
+        if stream {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
+        }
+        body
+    }
+
     /// One attempt: send, wait at most the request timeout, parse.
-    async fn attempt(&self, body: &Value) -> Result<AssistantReply, LlmError> {
+    async fn attempt(&self, body: Value) -> Result<AssistantReply, LlmError> {
         let chat = self.client.chat();
-        let call = chat.create_byot::<&Value, Value>(body);
+        let call = chat.create_byot::<Value, Value>(body);
         match tokio::time::timeout(self.timeout, call).await {
-            Err(_elapsed) => Err(LlmError::Timeout {
-                url: self.base_url.clone(),
-                timeout_s: self.timeout.as_secs_f64(),
-            }),
+            Err(_elapsed) => Err(self.timeout_error()),
             Ok(Err(err)) => Err(self.map_error(err)),
             Ok(Ok(reply)) => lenient::parse_reply(&reply),
         }
@@ -220,13 +232,8 @@ impl OpenAiCompatible {
 
     fn map_error(&self, err: OpenAIError) -> LlmError {
         match err {
-            OpenAIError::StreamError(e) => LlmError::Cut {
-                detail: format!("the stream broke: {}", excerpt(&e.to_string(), 300)),
-            },
-            OpenAIError::Reqwest(e) if e.is_timeout() => LlmError::Timeout {
-                url: self.base_url.clone(),
-                timeout_s: self.timeout.as_secs_f64(),
-            },
+            OpenAIError::StreamError(e) => broken_stream(&e),
+            OpenAIError::Reqwest(e) if e.is_timeout() => self.timeout_error(),
             OpenAIError::Reqwest(e) => LlmError::Connect {
                 url: self.base_url.clone(),
                 detail: error_chain(&e),
@@ -258,7 +265,9 @@ impl ChatBackend for OpenAiCompatible {
                 tools = request.tools.len(),
                 "chat completion request"
             );
-            let reply = self.send(request).await?;
+            let reply = self
+                .run_refusing("chat completion", request, false, |body| self.attempt(body))
+                .await?;
             tracing::debug!(
                 target: "attentive::llm",
                 tool_calls = reply.tool_calls.len(),
@@ -289,24 +298,21 @@ impl OpenAiCompatible {
         &self,
         request: &ChatRequest,
     ) -> Result<super::stream::sse::Chunks, LlmError> {
-        let mut body = self.request_body(request);
-        body["stream"] = json!(true);
-        body["stream_options"] = json!({"include_usage": true});
-        let open = || async {
+        let open = |body: Value| async move {
             let chat = self.client.chat();
-            let call = chat.create_stream_byot::<&Value, Value>(&body);
+            let call = chat.create_stream_byot::<Value, Value>(body);
             match tokio::time::timeout(self.timeout, call).await {
                 Err(_elapsed) => Err(self.timeout_error()),
                 Ok(Err(err)) => Err(self.map_error(err)),
                 Ok(Ok(chunks)) => Ok(chunks),
             }
         };
-        let chunks = self.policy.run("chat completion stream", open).await?;
+        let chunks = self
+            .run_refusing("chat completion stream", request, true, open)
+            .await?;
         Ok(Box::pin(futures_util::StreamExt::map(chunks, |chunk| {
             chunk.map_err(|e| match e {
-                OpenAIError::StreamError(e) => LlmError::Cut {
-                    detail: format!("the stream broke: {}", excerpt(&e.to_string(), 300)),
-                },
+                OpenAIError::StreamError(e) => broken_stream(&e),
                 other => LlmError::BadResponse {
                     detail: format!(
                         "a chunk that is not JSON: {}",
@@ -345,6 +351,13 @@ impl OpenAiCompatible {
     pub(super) fn refuses_streaming(error: &LlmError) -> bool {
         matches!(error, LlmError::Http { status: 400 | 404 | 405 | 415 | 422 | 501, body_excerpt }
             if body_excerpt.to_ascii_lowercase().contains("stream"))
+    }
+}
+
+/// A stream that broke mid-reply.
+fn broken_stream(error: &async_openai::error::StreamError) -> LlmError {
+    LlmError::Cut {
+        detail: format!("the stream broke: {}", excerpt(&error.to_string(), 300)),
     }
 }
 

@@ -19,7 +19,7 @@ use super::situation;
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
 use super::turn::Turn;
 use super::voice::Mouth;
-use crate::config::{AgentSettings, GuardSettings, LlmProfile, Situation};
+use crate::config::{AgentSettings, GuardSettings, Situation};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
 use crate::twin::actions::{Executor, SimulationExecutor};
@@ -356,7 +356,7 @@ impl Agent {
             });
         }
         let mut content = self.turn_message(turn, twin);
-        let situation = match (&reading, self.settings.situation_for(LlmProfile::Standard)) {
+        let situation = match (&reading, self.settings.situation.unwrap_or_default()) {
             (Some(_), Situation::Off) | (None, _) => None,
             (Some(reading), wanted) => {
                 situation::note(twin, turn, reading, wanted == Situation::Plan)
