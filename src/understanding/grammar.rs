@@ -103,14 +103,15 @@ pub struct Normalize {
 pub struct Phrases(pub Vec<Vec<String>>);
 
 impl From<Vec<String>> for Phrases {
+    /// Longest phrases first, so that "sure thing" is tried before "sure".
     fn from(phrases: Vec<String>) -> Self {
-        Self(
-            phrases
-                .iter()
-                .map(|p| super::normalize::plain_words(p))
-                .filter(|words| !words.is_empty())
-                .collect(),
-        )
+        let mut phrases: Vec<Vec<String>> = phrases
+            .iter()
+            .map(|p| super::normalize::plain_words(p))
+            .filter(|words| !words.is_empty())
+            .collect();
+        phrases.sort_by_key(|words| std::cmp::Reverse(words.len()));
+        Self(phrases)
     }
 }
 

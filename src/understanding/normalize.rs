@@ -165,14 +165,22 @@ fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
 fn trim_discourse(rules: &Normalize, words: &mut Vec<String>) {
     loop {
         let before = words.len();
+        // A phrase that is the whole clause ends the trimming on that side:
+        // a shorter one must not cut it ("sure thing" is not "sure" + "thing").
         for phrase in &rules.leading.0 {
-            if content_len(words) > phrase.len() && words.starts_with(phrase) {
+            if words.starts_with(phrase) {
+                if content_len(words) <= phrase.len() {
+                    break;
+                }
                 words.drain(..phrase.len());
                 trim_commas(words);
             }
         }
         for phrase in &rules.trailing.0 {
-            if content_len(words) > phrase.len() && words.ends_with(phrase) {
+            if words.ends_with(phrase) {
+                if content_len(words) <= phrase.len() {
+                    break;
+                }
                 words.truncate(words.len() - phrase.len());
                 trim_commas(words);
             }

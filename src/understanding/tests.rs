@@ -382,3 +382,24 @@ fn arbitrary_text_never_panics() {
         );
     }
 }
+
+#[test]
+fn sure_thing_is_an_answer_not_a_thing_to_give() {
+    let stage = stage();
+    let world = scene::load("softdrinks").expect("scene");
+    let earlier = [Utterance {
+        speaker: "Felix",
+        listener: "Daniel",
+        text: "hey dan, would you mind grabbing me that red glass?",
+    }];
+    let reading = stage.read_in_dialogue(
+        &world,
+        &earlier,
+        &Utterance {
+            speaker: "Daniel",
+            listener: "Felix",
+            text: "sure thing, cheers",
+        },
+    );
+    assert_eq!(reading.act.as_str(), "thanks", "{reading:?}");
+}
