@@ -63,6 +63,8 @@ pub struct Settings {
     pub voice: crate::voice::VoiceSettings,
     /// The robot bridge.
     pub robot: crate::robot::RobotSettings,
+    /// Memory across sessions.
+    pub memory: crate::memory::MemorySettings,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod events;
 pub mod frontend;
 pub mod llm;
+pub mod memory;
 pub mod paths;
 pub mod robot;
 pub mod twin;
