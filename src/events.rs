@@ -38,6 +38,14 @@ pub enum Event {
     /// The situation note the LLM read with a turn (`agent.situation = "facts"`):
     /// what was understood, and the twin's answers about it.
     Situation { text: String },
+    /// Memory was erased on request; the event names no content, only counts.
+    MemoryErased {
+        facts: usize,
+        episodes: usize,
+        failures: usize,
+    },
+    /// A new session began: empty dialogue history, the table reset, memory kept.
+    SessionStart,
     /// The agent called a tool.
     ToolCall {
         name: String,

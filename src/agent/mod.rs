@@ -3,6 +3,7 @@
 
 pub mod character;
 pub mod episode;
+pub mod remembering;
 pub mod situation;
 pub mod tools;
 pub mod turn;

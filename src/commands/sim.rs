@@ -82,6 +82,15 @@ impl EventSink for Printer {
                 ..
             } => self.paint("2", &format!("  (understood {act} {slots}; {matched})")),
             Event::Situation { text } => self.paint("2", &format!("  (situation: {text})")),
+            Event::MemoryErased {
+                facts, episodes, ..
+            } => self.paint(
+                "33",
+                &format!("  (memory erased: {facts} facts, {episodes} episodes)"),
+            ),
+            Event::SessionStart => {
+                self.paint("1", "--- a new session: the table reset, memory kept ---")
+            }
             Event::ToolCall { name, result, .. } => {
                 self.paint("2", &format!("  [{name}] {result}"))
             }

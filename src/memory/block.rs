@@ -39,7 +39,11 @@ pub fn people_block(
             })
             .collect();
         if let Some(e) = last.filter(|e| !e.done.is_empty()) {
-            parts.push(format!("last time ({}) you {}", day(e.at), e.done.join(", ")));
+            parts.push(format!(
+                "last time ({}) you {}",
+                day(e.at),
+                e.done.join(", ")
+            ));
         }
         lines.push(format!("- {name} said {}.", parts.join("; ")));
     }

@@ -20,7 +20,7 @@ pub mod settings;
 mod store;
 
 pub use handle::Memory;
-pub use model::{Erased, Episode, Failure, Fact, NewFact, Remembered, Visibility};
+pub use model::{Episode, Erased, Fact, Failure, NewFact, Remembered, Visibility};
 pub use settings::MemorySettings;
 pub use store::Store;
 
@@ -37,7 +37,11 @@ pub enum MemoryError {
     Corrupt { path: PathBuf, reason: String },
     /// The file was written by a newer version of attentive.
     #[error("the memory store {path} has schema version {found}, newer than this attentive knows ({known}); use a newer attentive or move the file away")]
-    Newer { path: PathBuf, found: i64, known: i64 },
+    Newer {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
     /// A statement failed.
     #[error("memory store: {context}: {source}")]
     Sql {

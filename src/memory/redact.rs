@@ -94,13 +94,19 @@ mod tests {
         let texts = vec!["I only drink \"sugar-free\"".to_string()];
         let (out, n) = redact_text(line, &texts);
         assert_eq!(n, 1);
-        assert_eq!(out, r#"{"type":"turn","text":"Remember that [erased], ok"}"#);
+        assert_eq!(
+            out,
+            r#"{"type":"turn","text":"Remember that [erased], ok"}"#
+        );
         assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
     }
 
     #[test]
     fn case_differences_do_not_hide_a_copy_and_short_texts_are_left() {
-        let (out, n) = redact_text("I ONLY DRINK TEA. ok", &["i only drink tea".into(), "ok".into()]);
+        let (out, n) = redact_text(
+            "I ONLY DRINK TEA. ok",
+            &["i only drink tea".into(), "ok".into()],
+        );
         assert_eq!((out.as_str(), n), ("[erased]. ok", 1));
     }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::model::{Erased, Episode, Failure, Fact, NewFact, Remembered, Visibility};
+use super::model::{Episode, Erased, Fact, Failure, NewFact, Remembered, Visibility};
 use super::schema;
 use super::{MemoryError, SqlContext};
 
@@ -180,7 +180,9 @@ impl Store {
             )
             .context("noting a person")?;
         self.conn
-            .query_row("SELECT id FROM person WHERE name = ?1", [name], |r| r.get(0))
+            .query_row("SELECT id FROM person WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
             .context("finding a person")
     }
 
@@ -363,7 +365,9 @@ impl Store {
     pub fn all_episodes(&self) -> Result<Vec<Episode>, MemoryError> {
         let sql = format!("SELECT {EPISODE_COLUMNS} FROM episode ORDER BY id");
         let mut stmt = self.conn.prepare(&sql).context("reading episodes")?;
-        let rows = stmt.query_map([], episode_from).context("reading episodes")?;
+        let rows = stmt
+            .query_map([], episode_from)
+            .context("reading episodes")?;
         rows.collect::<Result<_, _>>().context("reading episodes")
     }
 
@@ -466,7 +470,9 @@ impl Store {
     pub fn all_failures(&self) -> Result<Vec<Failure>, MemoryError> {
         let sql = format!("SELECT {FAILURE_COLUMNS} FROM failure ORDER BY id");
         let mut stmt = self.conn.prepare(&sql).context("reading failures")?;
-        let rows = stmt.query_map([], failure_from).context("reading failures")?;
+        let rows = stmt
+            .query_map([], failure_from)
+            .context("reading failures")?;
         rows.collect::<Result<_, _>>().context("reading failures")
     }
 
@@ -498,8 +504,11 @@ impl Store {
             .fact(id)?
             .ok_or_else(|| MemoryError::NotFound(format!("no fact {id} in memory")))?;
         let tx = self.conn.transaction().context("forgetting a fact")?;
-        tx.execute("UPDATE fact SET superseded_by = NULL WHERE superseded_by = ?1", [id])
-            .context("forgetting a fact")?;
+        tx.execute(
+            "UPDATE fact SET superseded_by = NULL WHERE superseded_by = ?1",
+            [id],
+        )
+        .context("forgetting a fact")?;
         tx.execute("DELETE FROM fact WHERE id = ?1", [id])
             .context("forgetting a fact")?;
         tx.execute(
@@ -534,8 +543,11 @@ impl Store {
         erased.texts.extend(facts.iter().map(|f| f.text.clone()));
         let tx = self.conn.transaction().context("forgetting a person")?;
         for f in &facts {
-            tx.execute("DELETE FROM memory_text WHERE kind = 'fact' AND row = ?1", [f.id])
-                .context("forgetting a person")?;
+            tx.execute(
+                "DELETE FROM memory_text WHERE kind = 'fact' AND row = ?1",
+                [f.id],
+            )
+            .context("forgetting a person")?;
         }
         for e in &episodes {
             tx.execute(
@@ -550,7 +562,10 @@ impl Store {
         tx.execute("DELETE FROM person WHERE name = ?1", [&stored])
             .context("forgetting a person")?;
         erased.failures = tx
-            .execute("DELETE FROM failure WHERE person = ?1 COLLATE NOCASE", [&stored])
+            .execute(
+                "DELETE FROM failure WHERE person = ?1 COLLATE NOCASE",
+                [&stored],
+            )
             .context("forgetting a person")?;
         tx.commit().context("forgetting a person")?;
         self.drop_from_present(&stored)?;
@@ -569,7 +584,10 @@ impl Store {
                 self.conn
                     .execute(
                         "UPDATE episode SET present = ?2 WHERE id = ?1",
-                        params![episode.id, serde_json::to_string(&present).unwrap_or_default()],
+                        params![
+                            episode.id,
+                            serde_json::to_string(&present).unwrap_or_default()
+                        ],
                     )
                     .context("forgetting a person")?;
             }
@@ -649,17 +667,29 @@ mod tests {
     #[test]
     fn a_newer_own_fact_supersedes_and_hearsay_never_overrides() {
         let (_dir, mut s) = store();
-        s.remember(&fact("Felix", "Felix", "drink", "I love fanta", 10)).unwrap();
-        let r = s.remember(&fact("Felix", "Felix", "drink", "I drink cola zero now", 20)).unwrap();
+        s.remember(&fact("Felix", "Felix", "drink", "I love fanta", 10))
+            .unwrap();
+        let r = s
+            .remember(&fact(
+                "Felix",
+                "Felix",
+                "drink",
+                "I drink cola zero now",
+                20,
+            ))
+            .unwrap();
         assert_eq!(r.superseded.len(), 1);
-        let h = s.remember(&fact("Felix", "Daniel", "drink", "Felix hates cola", 30)).unwrap();
+        let h = s
+            .remember(&fact("Felix", "Daniel", "drink", "Felix hates cola", 30))
+            .unwrap();
         assert!(!h.fact.confirmed);
         assert_eq!(h.kept_own.unwrap().text, "I drink cola zero now");
         let current = s.facts_about("felix", false).unwrap();
         let texts: Vec<&str> = current.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["Felix hates cola", "I drink cola zero now"]);
         // The person's own word then supersedes the hearsay.
-        s.remember(&fact("Felix", "Felix", "drink", "I love cola", 40)).unwrap();
+        s.remember(&fact("Felix", "Felix", "drink", "I love cola", 40))
+            .unwrap();
         let current = s.facts_about("Felix", false).unwrap();
         assert_eq!(current.len(), 1);
         assert_eq!(current[0].text, "I love cola");
@@ -668,8 +698,22 @@ mod tests {
     #[test]
     fn search_ranks_by_words_and_filters_by_person() {
         let (_dir, mut s) = store();
-        s.remember(&fact("Felix", "Felix", "allergy", "I am allergic to peanuts", 1)).unwrap();
-        s.remember(&fact("Daniel", "Daniel", "drink", "I only drink sugar-free", 2)).unwrap();
+        s.remember(&fact(
+            "Felix",
+            "Felix",
+            "allergy",
+            "I am allergic to peanuts",
+            1,
+        ))
+        .unwrap();
+        s.remember(&fact(
+            "Daniel",
+            "Daniel",
+            "drink",
+            "I only drink sugar-free",
+            2,
+        ))
+        .unwrap();
         let hits = s.search("peanut allergy", None, 3).unwrap();
         assert_eq!(hits.len(), 1);
         assert!(s.search("peanuts", Some("Daniel"), 3).unwrap().is_empty());
@@ -679,8 +723,16 @@ mod tests {
     #[test]
     fn forgetting_a_person_leaves_no_row_and_no_index_entry() {
         let (dir, mut s) = store();
-        s.remember(&fact("Daniel", "Daniel", "drink", "I only drink zebrafruit", 2)).unwrap();
-        s.remember(&fact("Felix", "Felix", "drink", "I love cola", 3)).unwrap();
+        s.remember(&fact(
+            "Daniel",
+            "Daniel",
+            "drink",
+            "I only drink zebrafruit",
+            2,
+        ))
+        .unwrap();
+        s.remember(&fact("Felix", "Felix", "drink", "I love cola", 3))
+            .unwrap();
         let erased = s.forget_person("daniel").unwrap();
         assert_eq!(erased.facts, 1);
         assert!(s.search("zebrafruit", None, 3).unwrap().is_empty());
@@ -698,9 +750,16 @@ mod tests {
     fn a_file_that_is_not_a_store_is_one_clear_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memory.db");
-        std::fs::write(&path, b"this is not a database, not at all, not even close........").unwrap();
+        std::fs::write(
+            &path,
+            b"this is not a database, not at all, not even close........",
+        )
+        .unwrap();
         let error = Store::open(&path).err().unwrap().to_string();
-        assert!(error.contains("memory.db") && error.contains("damaged"), "{error}");
+        assert!(
+            error.contains("memory.db") && error.contains("damaged"),
+            "{error}"
+        );
     }
 
     #[test]

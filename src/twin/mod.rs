@@ -26,6 +26,9 @@ pub struct Twin {
     pub robot: Result<std::sync::Arc<kinematics::Robot>, String>,
     /// Current joints of the (left, right) arm.
     pub joints: [kinematics::Joints; 2],
+    /// The arm to try first for the next action's grasp (learned from the real
+    /// robot's failures); when it finds no plan, every arm is tried as usual.
+    pub preferred_arm: Option<kinematics::Side>,
 }
 
 impl Twin {
@@ -49,6 +52,7 @@ impl Twin {
             world,
             robot,
             joints,
+            preferred_arm: None,
         }
     }
 

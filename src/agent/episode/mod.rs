@@ -15,6 +15,7 @@ use reply::Settled;
 
 use super::character::Character;
 use super::grounding::{self, Addressee, Grounding};
+use super::remembering::Remembering;
 use super::situation;
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
 use super::turn::Turn;
@@ -22,7 +23,7 @@ use super::voice::Mouth;
 use crate::config::{AgentSettings, GuardSettings, Situation};
 use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
-use crate::twin::actions::{Executor, SimulationExecutor};
+use crate::twin::actions::{self, Executor, SimulationExecutor};
 use crate::twin::Twin;
 use crate::understanding::{Understanding, Utterance};
 
@@ -97,6 +98,10 @@ pub struct Agent {
     executor: Box<dyn Executor>,
     /// Reads each turn for the `understood` event (`None`: no reading).
     understanding: Option<Understanding>,
+    /// Memory across sessions (`None`: off; its tools are not offered).
+    memory: Option<Remembering>,
+    /// This turn's block about the people present, from memory.
+    memory_block: Option<String>,
 }
 
 /// What this turn has done so far, for the guards.
@@ -107,6 +112,8 @@ struct TurnState {
     robot_addressed: bool,
     sender: Option<String>,
     receiver: Option<String>,
+    /// The listener as said (`the_robot`, a person, `All`).
+    listener_said: String,
     tools_run: u32,
     no_call_warnings: u32,
     repeat_warnings: u32,
@@ -117,7 +124,7 @@ struct TurnState {
 /// Order in which one reply's calls run: look, talk, then move; stop last.
 fn rank(name: &str) -> u8 {
     match (name, tools::definition(name).map(|d| d.category)) {
-        (_, Some(ToolCategory::Query)) => 0,
+        (_, Some(ToolCategory::Query | ToolCategory::Memory)) => 0,
         ("gaze", _) => 1,
         ("speak", _) => 2,
         ("point_at_object_or_person", _) => 3,
@@ -148,6 +155,29 @@ impl Agent {
             mouth: None,
             executor: Box::new(SimulationExecutor),
             understanding: None,
+            memory: None,
+            memory_block: None,
+        }
+    }
+
+    /// Remembers across sessions: offers `remember`, `recall` and `forget`,
+    /// shows the block about the people present, writes episodes and failures.
+    pub fn with_memory(mut self, memory: Remembering) -> Self {
+        self.memory = Some(memory);
+        self
+    }
+
+    /// The agent's memory, when on.
+    pub fn memory(&self) -> Option<&Remembering> {
+        self.memory.as_ref()
+    }
+
+    /// A new session: the dialogue is forgotten, memory is kept.
+    pub fn new_session(&mut self) {
+        self.history.clear();
+        self.memory_block = None;
+        if let Some(m) = &mut self.memory {
+            m.new_session();
         }
     }
 
@@ -331,6 +361,9 @@ impl Agent {
             }
         };
         self.bound_history(turn_start);
+        if let Some(m) = &mut self.memory {
+            actions::off_the_runtime(|| m.close(reason.as_str(), twin));
+        }
         events.emit(Event::EpisodeEnd {
             reason: reason.as_str().to_string(),
             llm_calls,
@@ -370,8 +403,14 @@ impl Agent {
             });
         }
         self.history.push(ChatMessage::User { content });
+        let sender = person_name(twin, &turn.speaker);
+        self.memory_block = self
+            .memory
+            .as_mut()
+            .and_then(|m| actions::off_the_runtime(|| m.open(turn, sender.as_deref(), twin)));
         let mut state = TurnState {
-            sender: person_name(twin, &turn.speaker),
+            sender,
+            listener_said: turn.listener.clone(),
             receiver: person_name(twin, &turn.listener),
             robot_addressed: matches!(
                 grounding::addressee(&twin.world, &turn.listener),
@@ -391,10 +430,26 @@ impl Agent {
         messages.push(ChatMessage::System {
             content: self.character.prompt.clone(),
         });
+        // After the static prompt, so that its prefix stays cacheable.
+        if let Some(block) = &self.memory_block {
+            messages.push(ChatMessage::System {
+                content: block.clone(),
+            });
+        }
         messages.extend(self.history.iter().cloned());
+        let memory_on = self.memory.is_some();
         ChatRequest {
             messages,
-            tools: self.schemas.clone(),
+            tools: self
+                .schemas
+                .iter()
+                .filter(|s| {
+                    memory_on
+                        || tools::definition(&s.name).map(|d| d.category)
+                            != Some(ToolCategory::Memory)
+                })
+                .cloned()
+                .collect(),
         }
     }
 
@@ -475,8 +530,17 @@ impl Agent {
             refuse(events, refusal.0, &call.name, args, &refusal.1);
             return (refusal.1, flags);
         }
-        let outcome: ToolOutcome =
-            tools::call_acting(twin, &call.name, &args, self.executor.as_mut(), cancel).await;
+        let outcome = self
+            .run_tool(
+                definition.category,
+                &call.name,
+                &args,
+                twin,
+                state,
+                events,
+                cancel,
+            )
+            .await;
         state.tools_run += 1;
         if definition.category == ToolCategory::Query && outcome.ok {
             if let (Some(receiver), Some(person)) = (
@@ -525,6 +589,81 @@ impl Agent {
             });
         }
         (outcome.text, flags)
+    }
+
+    /// Runs a checked call: memory tools on the store, actions with what memory
+    /// learnt of past failures, everything else on the twin.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_tool(
+        &mut self,
+        category: ToolCategory,
+        name: &str,
+        args: &Value,
+        twin: &mut Twin,
+        state: &TurnState,
+        events: &mut (dyn EventSink + Send),
+        cancel: &CancellationToken,
+    ) -> ToolOutcome {
+        let Some(memory) = self.memory.as_mut() else {
+            return tools::call_acting(twin, name, args, self.executor.as_mut(), cancel).await;
+        };
+        match category {
+            ToolCategory::Memory => {
+                let said_to = person_name(twin, &state.listener_said)
+                    .unwrap_or_else(|| state.listener_said.clone());
+                let (outcome, erased) = actions::off_the_runtime(|| {
+                    memory.call(name, args, state.sender.as_deref(), &said_to, twin)
+                });
+                if let Some(erased) = erased {
+                    self.forget_in_history(&erased);
+                    events.emit(Event::MemoryErased {
+                        facts: erased.facts,
+                        episodes: erased.episodes,
+                        failures: erased.failures,
+                    });
+                }
+                outcome
+            }
+            ToolCategory::Action => {
+                actions::off_the_runtime(|| memory.before_action(name, args, twin));
+                let mut outcome =
+                    tools::call_acting(twin, name, args, self.executor.as_mut(), cancel).await;
+                if let Some(memory) = self.memory.as_mut() {
+                    actions::off_the_runtime(|| {
+                        memory.after_action(name, args, &mut outcome, twin)
+                    });
+                }
+                outcome
+            }
+            _ => tools::call_acting(twin, name, args, self.executor.as_mut(), cancel).await,
+        }
+    }
+
+    /// Erased text leaves the dialogue too.
+    fn forget_in_history(&mut self, erased: &crate::memory::Erased) {
+        let redact = |text: &mut String| {
+            *text = crate::memory::redact::redact_text(text, &erased.texts).0;
+        };
+        for message in &mut self.history {
+            match message {
+                ChatMessage::User { content } | ChatMessage::Tool { content, .. } => {
+                    redact(content)
+                }
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                    ..
+                } => {
+                    if let Some(c) = content {
+                        redact(c);
+                    }
+                    for call in tool_calls {
+                        redact(&mut call.arguments);
+                    }
+                }
+                ChatMessage::System { content } => redact(content),
+            }
+        }
     }
 
     /// Before a physical action: lets the explanation be heard first, within the bound.

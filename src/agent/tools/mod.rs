@@ -29,6 +29,8 @@ pub enum ToolCategory {
     Expression,
     /// Ends the robot's turn.
     Stop,
+    /// Keeps, recalls or forgets what people asked it to remember (offered only with memory on).
+    Memory,
 }
 
 /// The definition of one tool.
@@ -115,6 +117,21 @@ pub const TOOLS: &[ToolDef] = &[
         name: "speak",
         category: ToolCategory::Expression,
         args: &["person_name", "text"],
+    },
+    ToolDef {
+        name: "remember",
+        category: ToolCategory::Memory,
+        args: &["person_name", "fact", "topic"],
+    },
+    ToolDef {
+        name: "recall",
+        category: ToolCategory::Memory,
+        args: &["query", "person_name"],
+    },
+    ToolDef {
+        name: "forget",
+        category: ToolCategory::Memory,
+        args: &["person_name", "what"],
     },
     ToolDef {
         name: "stop",
@@ -397,6 +414,10 @@ fn prepare(twin: &mut Twin, name: &str, raw_args: &Value) -> Prepared {
         }
         ToolCategory::Query => query(&twin.world, tool, &args),
         ToolCategory::Stop => ToolOutcome::ok("Stopped.", json!({})),
+        ToolCategory::Memory => ToolOutcome::failed(
+            format!("{name} needs the robot's memory, which is off here; nothing is kept between sessions."),
+            json!({"error": "memory_off"}),
+        ),
         ToolCategory::Expression if name == "speak" => speak(&twin.world, &args),
         ToolCategory::Expression | ToolCategory::Action => {
             match action_request(&twin.world, name, &args) {

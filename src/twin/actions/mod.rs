@@ -184,13 +184,45 @@ pub fn plan(
         holding: None,
     };
     let t0 = Instant::now();
-    let mut outcome = search(robot, start.clone(), &steps, BEAM);
+    let mut outcome = match preferring(twin.preferred_arm, &steps) {
+        Some(steps) => {
+            let preferred = search(robot, start.clone(), &steps, BEAM);
+            if preferred.plan.is_ok() {
+                preferred
+            } else {
+                search(
+                    robot,
+                    start.clone(),
+                    &composite(&twin.world, &request),
+                    BEAM,
+                )
+            }
+        }
+        None => search(robot, start.clone(), &steps, BEAM),
+    };
     if outcome.plan.is_err() {
         if let Some(relayed) = relay(robot, &start, &request, &outcome) {
             outcome = relayed;
         }
     }
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// The steps with their first grasp made by `arm`, when a preference is set
+/// and the grasp left the arm open.
+fn preferring(arm: Option<Side>, steps: &[Elementary]) -> Option<Vec<Elementary>> {
+    let arm = arm?;
+    let mut steps = steps.to_vec();
+    let first = steps
+        .iter_mut()
+        .find(|s| matches!(s, Elementary::Get { arm: None, .. }))?;
+    if let Elementary::Get { object, .. } = *first {
+        *first = Elementary::Get {
+            object,
+            arm: Some(arm),
+        };
+    }
+    Some(steps)
 }
 
 /// The steps of a bimanual relay: `first` takes the object, sets it down between the
