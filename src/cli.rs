@@ -44,6 +44,44 @@ pub enum Command {
     Config(ConfigArgs),
     /// Measurement commands (e.g. `bench planner --tables 40 --seed 1`).
     Bench(BenchArgs),
+    /// What the robot remembers (`<state_dir>/memory.db`): list, show, export, forget.
+    Memory(MemoryArgs),
+}
+
+/// Arguments of `attentive memory`.
+#[derive(Debug, Args)]
+pub struct MemoryArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: MemoryCommand,
+}
+
+/// The memory commands; they work on the daemon's `<state_dir>/memory.db`.
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// The people remembered, with their facts.
+    List,
+    /// Everything remembered about PERSON: facts (own and hearsay), episodes, failures.
+    Show {
+        /// The person's name.
+        person: String,
+    },
+    /// Everything remembered about PERSON as one JSON document (for a person who asks for it).
+    Export {
+        /// The person's name.
+        person: String,
+    },
+    /// Erases PERSON (or one fact with --fact ID) from the store and from the
+    /// event log's day files; through the daemon when one runs on this state folder.
+    Forget {
+        /// The person to forget: their facts, facts others said about them, the
+        /// episodes they asked for, their failures.
+        #[arg(required_unless_present = "fact", conflicts_with = "fact")]
+        person: Option<String>,
+        /// Forget only this fact (its id, as `memory show` prints it).
+        #[arg(long, value_name = "ID")]
+        fact: Option<i64>,
+    },
 }
 
 /// Arguments of `attentive bench`.
@@ -188,6 +226,10 @@ pub struct EvalArgs {
     /// Model name (overrides llm.model).
     #[arg(long)]
     pub model: Option<String>,
+    /// Run without memory (each script otherwise remembers across its sessions,
+    /// on a fresh temporary store).
+    #[arg(long)]
+    pub no_memory: bool,
 }
 
 /// Arguments of `attentive listen`.

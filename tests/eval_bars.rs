@@ -28,6 +28,7 @@ fn runner() -> Runner<'static> {
         texts: ToolTexts::load_default().expect("tool texts"),
         agent: AgentSettings::default(),
         guards: GuardSettings::default(),
+        memory: true,
         name_enums: false,
         tape: None,
         progress: None,

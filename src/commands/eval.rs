@@ -128,6 +128,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
         agent: settings.agent_settings(),
         guards: settings.guards.clone(),
         name_enums: settings.llm.uses_name_enums(),
+        memory: !args.no_memory && settings.memory.enabled,
         tape,
         progress: bar.as_ref().map(|b| b as &dyn Progress),
     };

@@ -11,6 +11,7 @@ use crate::cli::{Cli, Command, ConfigCommand};
 mod bench;
 mod eval;
 mod listen;
+mod memory;
 mod run;
 mod say;
 mod sim;
@@ -52,5 +53,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval::run(&args, cli.json, config),
         Command::Run(args) => run::run(&args, cli.json, config),
         Command::Bench(args) => bench::run(&args, cli.json),
+        Command::Memory(args) => memory::run(&args, cli.json, config),
     }
 }

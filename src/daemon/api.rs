@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, FromRequest, Query, Request, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::Deserialize;
@@ -22,10 +23,11 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_util::sync::CancellationToken;
 
 use super::intake::{Intake, InterruptKind};
+use super::memory::{EraseError, MemoryService};
 use super::worker::{Control, SceneChange, Snapshot};
 use crate::agent::grounding::{self, Addressee, Grounding};
 use crate::agent::Turn;
-
+use crate::memory::{view, MemoryError};
 use crate::twin::World;
 
 /// Everything the handlers share.
@@ -43,6 +45,8 @@ pub struct ApiState {
     pub token: Option<Arc<str>>,
     /// Ends every SSE stream on shutdown.
     pub shutdown: CancellationToken,
+    /// What the robot remembers, or why memory is off (the memory routes answer 409 with it).
+    pub memory: Result<MemoryService, Arc<str>>,
 }
 
 /// An error answered as `{"error": "..."}`.
@@ -104,6 +108,12 @@ pub fn router(state: ApiState, max_body: usize) -> Router {
         .route("/api/interrupt", post(post_interrupt))
         .route("/api/speaker", post(post_speaker))
         .route("/api/events", get(events))
+        .route("/api/memory", get(get_memory))
+        .route(
+            "/api/memory/people/{name}",
+            get(get_person).delete(delete_person),
+        )
+        .route("/api/memory/facts/{id}", delete(delete_fact))
         .route("/", get(crate::web::index))
         .route("/app.js", get(crate::web::script))
         .route("/style.css", get(crate::web::style))
@@ -117,7 +127,7 @@ pub fn router(state: ApiState, max_body: usize) -> Router {
 async fn not_found() -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
-        message: "no such endpoint; see GET /health, /api/state, /api/scene, /api/events, POST /api/turns, /api/scene, /api/interrupt".into(),
+        message: "no such endpoint; see GET /health, /api/state, /api/scene, /api/events, /api/memory, POST /api/turns, /api/scene, /api/interrupt".into(),
     }
 }
 
@@ -491,4 +501,99 @@ fn sse(seq: u64, line: &str) -> SseEvent {
     } else {
         event
     }
+}
+
+// --- memory ------------------------------------------------------------------
+
+/// The memory service, or 409 saying why memory is off.
+fn memory_of(state: &ApiState) -> Result<&MemoryService, ApiError> {
+    state.memory.as_ref().map_err(|why| ApiError {
+        status: StatusCode::CONFLICT,
+        message: why.to_string(),
+    })
+}
+
+fn memory_error(error: MemoryError) -> ApiError {
+    let status = match error {
+        MemoryError::NotFound(_) => StatusCode::NOT_FOUND,
+        MemoryError::Closed => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    ApiError {
+        status,
+        message: error.to_string(),
+    }
+}
+
+fn erase_error(error: EraseError) -> ApiError {
+    match error {
+        EraseError::Memory(e) => memory_error(e),
+        EraseError::Log(_) => ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: error.to_string(),
+        },
+    }
+}
+
+fn path_error(rejection: PathRejection) -> ApiError {
+    ApiError::bad(format!("cannot read the path: {rejection}"))
+}
+
+/// `GET /api/memory`: people with their facts, episodes, failures.
+async fn get_memory(State(state): State<ApiState>) -> Result<Json<Value>, ApiError> {
+    let memory = memory_of(&state)?;
+    let all = memory
+        .memory
+        .run(|store| view::everything(store))
+        .await
+        .and_then(|r| r)
+        .map_err(memory_error)?;
+    Ok(Json(all))
+}
+
+/// `GET /api/memory/people/{name}`: one person, with their facts, episodes and failures.
+async fn get_person(
+    State(state): State<ApiState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let memory = memory_of(&state)?;
+    let Path(name) = name.map_err(path_error)?;
+    let asked = name.clone();
+    let person = memory
+        .memory
+        .run(move |store| view::person(store, &asked))
+        .await
+        .and_then(|r| r)
+        .map_err(memory_error)?;
+    person.map(Json).ok_or_else(|| ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: format!("nobody called {name} in memory"),
+    })
+}
+
+/// `DELETE /api/memory/people/{name}`: forgets the person; 200 with what was erased.
+async fn delete_person(
+    State(state): State<ApiState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let memory = memory_of(&state)?;
+    let Path(name) = name.map_err(path_error)?;
+    let erased = memory.forget_person(name).await.map_err(erase_error)?;
+    Ok(Json(json!(erased)))
+}
+
+/// `DELETE /api/memory/facts/{id}`: forgets one fact; 200 with what was erased.
+async fn delete_fact(
+    State(state): State<ApiState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let memory = memory_of(&state)?;
+    let Path(id) = id.map_err(path_error)?;
+    let id: i64 = id.trim().parse().map_err(|_| {
+        ApiError::bad(format!(
+            "fact ids are whole numbers (as in GET /api/memory), not {id:?}"
+        ))
+    })?;
+    let erased = memory.forget_fact(id).await.map_err(erase_error)?;
+    Ok(Json(json!(erased)))
 }

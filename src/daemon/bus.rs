@@ -102,6 +102,25 @@ impl Bus {
         Ok(())
     }
 
+    /// Redacts erased texts in the log's files (in place, under the log's
+    /// lock, so no line is written meanwhile); with `sticky`, also in the lines
+    /// logged until [`Bus::end_redaction`]. Returns the number of replacements.
+    pub fn redact(&self, texts: &[String], sticky: bool) -> Result<usize, LogError> {
+        let mut log = match self.inner.log.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        log.redact(texts, sticky)
+    }
+
+    /// Ends the redaction of new lines (the episode that erased texts is over).
+    pub fn end_redaction(&self) {
+        match self.inner.log.lock() {
+            Ok(mut log) => log.end_redaction(),
+            Err(poisoned) => poisoned.into_inner().end_redaction(),
+        }
+    }
+
     /// Live events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Logged>> {
         self.inner.live.subscribe()

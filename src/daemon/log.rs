@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::settings::FsyncPolicy;
 use crate::events::Event;
+use crate::memory::redact::{redact_text, redact_tree};
 
 /// Why the log could not be opened or written.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +50,9 @@ pub struct EventLog {
     interval: Duration,
     last_sync: Instant,
     unsynced: bool,
+    /// Texts erased from memory during the running episode: later lines of
+    /// the episode (the robot saying what it forgot) are redacted as written.
+    erased: Vec<String>,
     /// What the opening found and repaired, for the caller to report.
     pub repaired: Option<String>,
 }
@@ -100,6 +104,7 @@ impl EventLog {
             interval,
             last_sync: Instant::now(),
             unsynced: false,
+            erased: Vec::new(),
             repaired,
         })
     }
@@ -126,7 +131,10 @@ impl EventLog {
             self.day = ts[..10].to_string();
         }
         let seq = self.next_seq;
-        let line = stamped_line(event, seq, &ts);
+        let mut line = stamped_line(event, seq, &ts);
+        if !self.erased.is_empty() {
+            line = redact_text(&line, &self.erased).0;
+        }
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
@@ -151,6 +159,31 @@ impl EventLog {
         }
         self.last_sync = Instant::now();
         Ok(())
+    }
+
+    /// Replaces erased texts by `[erased]` in every day file, in place, and
+    /// reopens today's file (redaction writes a new one). With `sticky`, lines
+    /// written later are redacted too, until [`EventLog::end_redaction`].
+    /// Returns the number of replacements.
+    pub fn redact(&mut self, texts: &[String], sticky: bool) -> Result<usize, LogError> {
+        self.sync()?;
+        let count = redact_tree(&self.dir, &["jsonl"], texts).map_err(io(&self.dir))?;
+        let path = self.dir.join(format!("{}.jsonl", self.day));
+        self.file = open_append(&path, &self.dir)?;
+        // The rewritten files replaced the old ones by rename: make them durable too.
+        self.file.sync_all().map_err(io(&path))?;
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        if sticky {
+            self.erased.extend(texts.iter().cloned());
+        }
+        Ok(count)
+    }
+
+    /// The episode in which texts were erased ended: later lines are written as they are.
+    pub fn end_redaction(&mut self) {
+        self.erased.clear();
     }
 
     /// Whether the `interval` policy wants a flush now.
@@ -321,6 +354,45 @@ mod tests {
             serde_json::from_str::<Value>(line).expect("every line parses");
         }
         assert_eq!(text.lines().count(), 3);
+    }
+
+    #[test]
+    fn redaction_rewrites_the_day_file_and_later_lines_still_reach_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = EventLog::open(dir.path(), FsyncPolicy::None, Duration::ZERO).unwrap();
+        let said = |text: &str| Event::Speech {
+            to: "Daniel".into(),
+            text: text.into(),
+        };
+        log.append(&said("You only drink zebrafruit juice."))
+            .unwrap();
+        let texts = vec!["only drink zebrafruit".to_string()];
+        assert_eq!(log.redact(&texts, true).unwrap(), 1);
+        // Still in the running episode: the robot repeats it, the log does not.
+        log.append(&said("I forgot that you only drink zebrafruit."))
+            .unwrap();
+        log.end_redaction();
+        log.append(&said("Later: I only drink zebrafruit again."))
+            .unwrap();
+        let all = read_since(&dir.path().join("events"), 0).unwrap();
+        let texts: Vec<String> = all
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<Value>(&l.line).unwrap()["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "You [erased] juice.",
+                "I forgot that you [erased].",
+                "Later: I only drink zebrafruit again."
+            ]
+        );
+        assert_eq!(all.iter().map(|l| l.seq).collect::<Vec<_>>(), [1, 2, 3]);
     }
 
     #[test]

@@ -5,14 +5,16 @@
 pub mod api;
 pub mod audio;
 pub mod bus;
+pub mod instance;
 pub mod intake;
 pub mod log;
+pub mod memory;
 pub mod settings;
 pub mod systemd;
 pub mod worker;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -147,8 +149,10 @@ pub async fn run(
         });
     }
 
+    let state_dir = daemon.state_dir();
+    let mut claim = claim(&state_dir).await;
     let log = log::EventLog::open(
-        &daemon.state_dir(),
+        &state_dir,
         daemon.fsync,
         Duration::from_millis(daemon.fsync_interval_ms),
     )?;
@@ -161,6 +165,19 @@ pub async fn run(
             detail: repaired,
         });
     }
+    if let Err(why) = &claim {
+        bus.publish(Event::Warning {
+            kind: "state_dir".into(),
+            detail: why.clone(),
+        });
+    }
+    let memory = match memory::start(&settings.memory, &state_dir, &bus).await {
+        Ok((memory, remembering)) => {
+            agent = agent.with_memory(remembering);
+            Ok(memory)
+        }
+        Err(why) => Err(why),
+    };
 
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -172,6 +189,14 @@ pub async fn run(
         addr: listen.clone(),
         source,
     })?;
+    if let Ok(claim) = &mut claim {
+        if let Err(error) = claim.announce(addr) {
+            tracing::warn!(
+                "cannot write the API's address into {}: {error}",
+                claim.path().display()
+            );
+        }
+    }
 
     // The robot's voice: a failing engine or output is one warning; the words are still shown.
     let voice = if options.no_audio {
@@ -327,6 +352,7 @@ pub async fn run(
         "character": options.character,
         "audio": audio,
         "robot": robot_url.as_deref().map_or_else(|| "simulated".to_string(), |u| format!("rosbridge {u}")),
+        "memory": match &memory { Ok(_) => "on".to_string(), Err(why) => why.clone() },
         "version": env!("CARGO_PKG_VERSION"),
     }));
     let api_state = api::ApiState {
@@ -336,6 +362,9 @@ pub async fn run(
         info,
         token,
         shutdown: shutdown.clone(),
+        memory: memory
+            .map(|m| memory::MemoryService::new(m, bus.clone(), intake.episodes.clone()))
+            .map_err(Arc::from),
     };
     let app = api::router(api_state, daemon.max_body_bytes);
     let server_stop = shutdown.clone();
@@ -404,5 +433,33 @@ pub async fn run(
         _ => {}
     }
     bus.sync(true)?;
+    drop(claim);
     Ok(())
+}
+
+/// Claims the state folder for this daemon (see [`instance`]), waiting a few
+/// seconds for an `attentive memory forget` that holds it to finish. When
+/// another process keeps it, the sentence why (the daemon runs on).
+async fn claim(state_dir: &Path) -> Result<instance::Claim, String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match instance::Claim::try_take(state_dir) {
+            Ok(instance::Holder::Us(claim)) => return Ok(claim),
+            Ok(instance::Holder::Daemon(_)) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Ok(instance::Holder::Daemon(_)) => {
+                return Err(format!(
+                    "another process holds {}: another attentive run seems to use this state folder, so both write one event log, and `attentive memory forget` cannot reach this daemon; give each daemon its own daemon.state_dir",
+                    state_dir.join(instance::FILE).display()
+                ))
+            }
+            Err(error) => {
+                return Err(format!(
+                    "cannot claim the state folder ({}: {error}); `attentive memory forget` cannot reach this daemon",
+                    state_dir.join(instance::FILE).display()
+                ))
+            }
+        }
+    }
 }

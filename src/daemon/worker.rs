@@ -405,6 +405,8 @@ impl Worker {
                 .instrument(span.clone())
                 .await
         };
+        // Texts erased during the episode were redacted from its later lines; new turns are logged as said.
+        self.bus.end_redaction();
         let interrupt = self.episodes.lock().take().and_then(|r| r.interrupt);
         self.health.busy_until_ms.store(0, Ordering::Relaxed);
         span.in_scope(|| tracing::info!(reason = report.reason.as_str(), "episode ended"));

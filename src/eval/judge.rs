@@ -69,6 +69,8 @@ pub struct Expectation<'a> {
     pub state: &'a [ExpectedState],
     /// Words the robot must say.
     pub speech: &'a [String],
+    /// Words the robot must not say (what it may not disclose).
+    pub forbidden: &'a [String],
     /// Who asked (the sender).
     pub sender: &'a str,
     /// Who was asked (the receiver).
@@ -150,6 +152,28 @@ fn detour(events: &[Event], sender: &str, receiver: &str) -> Option<String> {
 
 /// Judges one turn from its events (from `turn` to `episode_end`) and the world after it.
 pub fn judge(events: &[Event], world: &World, expected: &Expectation<'_>) -> Verdict {
+    let said: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Speech { text, .. } => Some(text.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let disclosed: Vec<&String> = expected
+        .forbidden
+        .iter()
+        .filter(|w| said.iter().any(|s| s.contains(&w.to_lowercase())))
+        .collect();
+    if !disclosed.is_empty() {
+        return Verdict {
+            category: Category::Undesired,
+            why: format!("said {}, which it must not", quoted(&disclosed)),
+        };
+    }
+    judge_decision(events, world, expected)
+}
+
+fn judge_decision(events: &[Event], world: &World, expected: &Expectation<'_>) -> Verdict {
     let verdict = |category, why: String| Verdict { category, why };
     let speeches: Vec<(usize, &str)> = events
         .iter()
@@ -461,6 +485,7 @@ mod tests {
             reason: Some("reach"),
             state,
             speech: &[],
+            forbidden: &[],
             sender: "Felix",
             receiver: "Daniel",
             text: "Daniel, could you hand me the red glass?",
@@ -590,6 +615,7 @@ mod tests {
             reason: None,
             state: &[],
             speech: &[],
+            forbidden: &[],
             sender: "Felix",
             receiver: "Daniel",
             text: "Please hand me the red glass.",
@@ -618,6 +644,7 @@ mod tests {
             reason: None,
             state: &[],
             speech: &words,
+            forbidden: &[],
             sender: "Daniel",
             receiver: "Felix",
             text: "We have two options, cola and fanta.",
@@ -764,6 +791,7 @@ mod tests {
             reason: None,
             state: &[],
             speech: &[],
+            forbidden: &[],
             sender: "Felix",
             receiver: "Daniel",
             text: "Hey Daniel, what do we have to drink?",

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::cost::TurnCost;
 use super::judge::{judge, Category, Expectation, Verdict};
 use super::script::{apply_before, Before, Expect, ExpectedState, Script, ScriptError};
+use crate::agent::remembering::Remembering;
 use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character, Turn};
 use crate::config::{AgentSettings, GuardSettings};
@@ -18,6 +19,7 @@ use crate::events::Event;
 use crate::llm::meter::Metered;
 use crate::llm::tape::{EpisodeTape, Tape};
 use crate::llm::ChatBackend;
+use crate::memory::{Memory, MemorySettings};
 use crate::twin::layouts::{self, Case};
 use crate::twin::{Twin, World};
 
@@ -36,6 +38,10 @@ pub struct EpisodeTurn {
     pub state: Vec<ExpectedState>,
     /// Words the robot must say.
     pub speech: Vec<String>,
+    /// Words the robot must not say.
+    pub forbidden: Vec<String>,
+    /// A new session starts before this turn: empty history, the table reset, memory kept.
+    pub new_session: bool,
 }
 
 /// A sequence of turns on one fresh world.
@@ -166,6 +172,8 @@ pub fn scripts(paths: &[PathBuf]) -> Result<Vec<Episode>, EvalError> {
                     reason: s.expect_reason,
                     state: s.expect_state,
                     speech: s.expect_speech,
+                    forbidden: s.forbid_speech,
+                    new_session: s.new_session,
                 })
                 .collect(),
         });
@@ -245,6 +253,8 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                         Vec::new()
                     },
                     speech: Vec::new(),
+                    forbidden: Vec::new(),
+                    new_session: false,
                 }],
             });
         }
@@ -292,6 +302,8 @@ pub struct Runner<'a> {
     pub guards: GuardSettings,
     /// Offer the scene's names as enums in the tools' arguments (`llm.name_enums`).
     pub name_enums: bool,
+    /// Remember across sessions, each episode on a fresh temporary store (`--no-memory`: off).
+    pub memory: bool,
     /// Record every LLM reply, or answer from a recording instead of the brain.
     pub tape: Option<Tape>,
     /// Told about finished episodes.
@@ -394,13 +406,21 @@ impl Runner<'_> {
             } else {
                 agent
             };
+            let (agent, store) = if self.memory {
+                let store = TemporaryStore::new(index)?;
+                let memory = Memory::open(&store.path()).map_err(|e| e.to_string())?;
+                let remembering = Remembering::new(memory, MemorySettings::default());
+                (agent.with_memory(remembering), Some(store))
+            } else {
+                (agent, None)
+            };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok((agent, meter, tape, runtime))
+            Ok((agent, meter, tape, runtime, store))
         };
-        let (mut agent, meter, tape, runtime) = match setup() {
+        let (mut agent, meter, tape, runtime, _store) = match setup() {
             Ok(ok) => ok,
             Err(why) => {
                 let problem = self.tape.as_ref().map(|_| why.clone());
@@ -424,6 +444,10 @@ impl Runner<'_> {
         let mut out = Vec::new();
         let mut reported_problem = false;
         for (i, t) in episode.turns.iter().enumerate() {
+            if t.new_session {
+                agent.new_session();
+                twin = Twin::from_world(episode.world.clone());
+            }
             if let Err(why) = apply_before(&mut twin.world, &t.before) {
                 out.push(judged(
                     i + 1,
@@ -454,6 +478,7 @@ impl Runner<'_> {
                 reason: t.reason.as_deref(),
                 state: &t.state,
                 speech: &t.speech,
+                forbidden: &t.forbidden,
                 sender: &t.turn.speaker,
                 receiver: &t.turn.listener,
                 text: &t.turn.text,
@@ -485,5 +510,35 @@ impl Runner<'_> {
             });
         }
         out
+    }
+}
+
+/// A memory store of one episode, in a folder of its own that goes with it.
+struct TemporaryStore {
+    dir: PathBuf,
+}
+
+impl TemporaryStore {
+    fn new(index: usize) -> Result<Self, String> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "attentive-eval-{}-{index}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Self { dir })
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.join("memory.db")
+    }
+}
+
+impl Drop for TemporaryStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -66,6 +66,13 @@ pub struct ScriptTurn {
     /// Words the robot must say.
     #[serde(default)]
     pub expect_speech: Vec<String>,
+    /// Words the robot must not say (what it may not disclose to this speaker).
+    #[serde(default)]
+    pub forbid_speech: Vec<String>,
+    /// A new session starts before this turn: the agent restarts with an empty
+    /// history and the table reset to the scene, while memory persists.
+    #[serde(default)]
+    pub new_session: bool,
 }
 
 /// A dialogue script.

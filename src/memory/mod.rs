@@ -18,6 +18,7 @@ pub mod redact;
 mod schema;
 pub mod settings;
 mod store;
+pub mod view;
 
 pub use handle::Memory;
 pub use model::{Episode, Erased, Fact, Failure, NewFact, Remembered, Visibility};

@@ -3,16 +3,17 @@
 
 /// Migrations in order; the schema version is the number applied.
 pub const MIGRATIONS: &[&str] = &[
-    // 1: people, facts, episodes, failures, one full-text index.
+    // 1: people, facts, episodes, failures, one full-text index. Ids are never
+    // reused, so a stale `forget --fact ID` cannot hit someone else's new fact.
     "CREATE TABLE person (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL UNIQUE COLLATE NOCASE,
         aliases TEXT NOT NULL DEFAULT '',
         first_seen INTEGER NOT NULL,
         last_seen INTEGER NOT NULL
     );
     CREATE TABLE fact (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         person_id INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE,
         topic TEXT NOT NULL,
         text TEXT NOT NULL,
@@ -25,7 +26,7 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX fact_person ON fact(person_id, topic);
     CREATE TABLE episode (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         at INTEGER NOT NULL,
         scene TEXT NOT NULL,
         present TEXT NOT NULL,
@@ -37,7 +38,7 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX episode_requester ON episode(requester COLLATE NOCASE, at);
     CREATE TABLE failure (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         at INTEGER NOT NULL,
         tool TEXT NOT NULL,
         cause TEXT NOT NULL,

@@ -62,6 +62,8 @@ struct File {
     rules: BTreeMap<String, String>,
     #[serde(rename = "intent")]
     intents: Vec<IntentFile>,
+    #[serde(default)]
+    memory: super::memory::MemoryPhrases,
 }
 
 /// How raw text becomes the words templates see.
@@ -152,6 +154,8 @@ pub struct Grammar {
     pub filters: BTreeMap<String, Filter>,
     /// Every template, in file order.
     pub sentences: Vec<Sentence>,
+    /// What asks something of memory.
+    pub memory: super::memory::MemoryPhrases,
     /// Where it came from.
     pub path: PathBuf,
 }
@@ -311,6 +315,7 @@ impl Grammar {
             lists,
             filters: file.filters,
             sentences,
+            memory: file.memory,
             path: path.to_path_buf(),
         })
     }

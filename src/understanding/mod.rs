@@ -5,6 +5,7 @@
 
 pub mod grammar;
 pub mod lexicon;
+pub mod memory;
 pub mod normalize;
 pub mod reading;
 pub mod template;
@@ -127,8 +128,10 @@ impl Understanding {
                 }
             }
         }
-        best.map(|(_, r)| r)
-            .unwrap_or_else(|| Reading::unknown(heard))
+        let reading = best
+            .map(|(_, r)| r)
+            .unwrap_or_else(|| Reading::unknown(heard.clone()));
+        with_memory(&grammar.memory, world, turn, reading)
     }
 
     /// The best template match of one reading of one part of a turn.
@@ -195,6 +198,68 @@ impl Score {
             std::cmp::Reverse(other.skipped),
             std::cmp::Reverse(other.index),
         )
+    }
+}
+
+/// The reading, read again for what it asks of memory: a memory act replaces
+/// it; "my usual" / "last time" mark a request (and make one of a bare "my usual").
+fn with_memory(
+    phrases: &memory::MemoryPhrases,
+    world: &World,
+    turn: &Utterance<'_>,
+    mut reading: Reading,
+) -> Reading {
+    use memory::MemoryAsk;
+    let heard = reading.heard.replace(" | ", " ");
+    let person = |name: String| PersonMention {
+        said: name.clone(),
+        name: Some(name),
+    };
+    let (act, slots) = match phrases.read(world, turn.speaker, &reading.heard, turn.text) {
+        Some(MemoryAsk::Remember { about, fact }) => (
+            Act::Remember,
+            Slots {
+                person: Some(person(about)),
+                fact: Some(fact),
+                ..Slots::default()
+            },
+        ),
+        Some(MemoryAsk::Forget { everything }) => (
+            Act::Forget,
+            Slots {
+                fact: Some(if everything { "everything" } else { "that" }.into()),
+                ..Slots::default()
+            },
+        ),
+        Some(MemoryAsk::Ask { about }) => (
+            Act::AskMemory,
+            Slots {
+                person: Some(person(about)),
+                ..Slots::default()
+            },
+        ),
+        Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
+        None => {
+            if let Some(refers) = phrases.reference(&heard) {
+                if reading.act == Act::Unknown {
+                    reading.act = Act::Give;
+                    reading.slots.recipient = Some(PersonMention {
+                        said: String::new(),
+                        name: Some(turn.speaker.to_string()),
+                    });
+                }
+                if reading.act.is_request() {
+                    reading.slots.memory = Some(refers.to_string());
+                }
+            }
+            return reading;
+        }
+    };
+    Reading {
+        act,
+        slots,
+        matched: "memory".into(),
+        heard: reading.heard,
     }
 }
 

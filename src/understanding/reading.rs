@@ -48,6 +48,14 @@ pub enum Act {
     Capabilities,
     /// "Don't give me the cola", "no thanks": never an action.
     Refuse,
+    /// "Remember that I only drink sugar-free": keep a fact (`fact`, about `person`).
+    Remember,
+    /// "Forget that" / "forget me" (`fact` = `that` or `everything`).
+    Forget,
+    /// "What do you remember about me?", "what does Daniel drink?" (about `person`).
+    AskMemory,
+    /// "Yes" to the robot's question.
+    Confirm,
     /// Nothing matched.
     Unknown,
 }
@@ -77,6 +85,10 @@ impl Act {
             Act::Identity => "identity",
             Act::Capabilities => "capabilities",
             Act::Refuse => "refuse",
+            Act::Remember => "remember",
+            Act::Forget => "forget",
+            Act::AskMemory => "ask_memory",
+            Act::Confirm => "confirm",
             Act::Unknown => "unknown",
         }
     }
@@ -165,6 +177,12 @@ pub struct Slots {
     /// "only": a statement claims to be complete.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub only: bool,
+    /// A fact to remember, as said; or what to forget (`that`, `everything`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fact: Option<String>,
+    /// A request that refers to memory: `usual` or `last_time`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub memory: Option<String>,
 }
 
 /// The reading of one turn.

@@ -28,6 +28,20 @@ impl RulesBrain {
             _ => reading.slots.object.clone(),
         }
         .or_else(|| self.filtered_drink(s, &listed));
+        let asked_for = match reading.act {
+            Act::MoveAway => reading.slots.person.as_ref(),
+            _ => reading.slots.recipient.as_ref(),
+        }
+        .and_then(|r| r.name.clone())
+        .or_else(|| s.sender.clone())
+        .unwrap_or_else(|| "anyone".into());
+        let mention = match self.remembered(s, &listed, mention.as_ref(), &asked_for) {
+            Err(calls) => return calls,
+            Ok(Some(found)) => Some(found),
+            Ok(None) => mention,
+        };
+        // "Something to drink" names no drink: ask among all of them.
+        let mention = mention.filter(|m| !self.is_category(&m.said));
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
@@ -108,6 +122,16 @@ impl RulesBrain {
     }
 
     /// "Something without sugar for me": the drinks the filter admits.
+    /// Whether the words only name a category ("drink", "something to drink").
+    fn is_category(&self, said: &str) -> bool {
+        let said = said.trim_start_matches("the ").trim();
+        self.understanding
+            .grammar()
+            .lists
+            .get("category")
+            .is_some_and(|list| list.iter().any(|(_, phrase)| phrase.join(" ") == said))
+    }
+
     fn filtered_drink(&self, s: &Situation<'_>, listed: &[Listed]) -> Option<ObjectMention> {
         let name = s.reading.slots.filter.as_deref()?;
         let filter = self.understanding.grammar().filters.get(name)?;

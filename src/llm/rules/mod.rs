@@ -17,6 +17,7 @@ mod claim;
 mod dialogue;
 mod facts;
 mod help;
+mod remember;
 
 use serde_json::{json, Value};
 
@@ -47,6 +48,8 @@ struct Situation<'a> {
     sender: Option<String>,
     /// The listener, when a person.
     receiver: Option<String>,
+    /// Memory's tools are offered.
+    memory_on: bool,
 }
 
 impl Situation<'_> {
@@ -65,8 +68,9 @@ impl RulesBrain {
         }
     }
 
-    fn reply(&self, dialogue: &Dialogue) -> Vec<(String, Value)> {
-        let situation = self.situation(dialogue);
+    fn reply(&self, dialogue: &Dialogue, memory_on: bool) -> Vec<(String, Value)> {
+        let mut situation = self.situation(dialogue);
+        situation.memory_on = memory_on;
         self.next(&situation).unwrap_or_else(|| vec![stop()])
     }
 
@@ -85,6 +89,7 @@ impl RulesBrain {
                 addressee,
                 Grounding::Resolved(Addressee::Robot | Addressee::All)
             ),
+            memory_on: false,
             sender: person_name(&self.world, &turn.speaker),
             receiver: match addressee {
                 Grounding::Resolved(Addressee::Person(id)) => {
@@ -114,6 +119,18 @@ impl RulesBrain {
             | Act::Identity
             | Act::Capabilities
             | Act::Refuse => self.social(s),
+            Act::Remember => self.remember(s),
+            Act::Forget => {
+                let what = s
+                    .reading
+                    .slots
+                    .fact
+                    .clone()
+                    .unwrap_or_else(|| "that".into());
+                self.forget(s, &what)
+            }
+            Act::AskMemory => self.ask_memory(s),
+            Act::Confirm => self.confirm(s),
             Act::Unknown => self.not_understood(s),
         }
     }
@@ -152,7 +169,10 @@ fn stop() -> (String, Value) {
 impl ChatBackend for RulesBrain {
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> CompleteFuture<'a> {
         let calls = match Dialogue::read(&request.messages) {
-            Some(dialogue) => self.reply(&dialogue),
+            Some(dialogue) => {
+                let memory_on = request.tools.iter().any(|t| t.name == "recall");
+                self.reply(&dialogue, memory_on)
+            }
             None => vec![stop()],
         };
         let reply = AssistantReply {

@@ -284,8 +284,18 @@ function show(event) {
       const n = toolsBox.querySelectorAll("div").length;
       toolsBox.querySelector("summary").textContent = `${n} tool call${n > 1 ? "s" : ""}`;
       readSight(event);
+      if (["remember", "forget"].includes(event.name)) refreshMemory();
       break;
     }
+    case "memory_erased":
+      line("memory_erased", {}, `⌫ memory erased: ${event.facts} fact${event.facts === 1 ? "" : "s"}, ${event.episodes} episode${event.episodes === 1 ? "" : "s"}, ${event.failures} failure${event.failures === 1 ? "" : "s"}`);
+      refreshMemory();
+      // The log is redacted now: show the conversation again from it, without the erased words.
+      if (event.seq && event.seq > replayedUpTo) {
+        replayedUpTo = event.seq;
+        setTimeout(replayConversation, 0);
+      }
+      break;
     case "speech":
       toolsBox = null;
       line("speech", { to: event.to, seq: event.seq }, event.text);
@@ -309,6 +319,7 @@ function show(event) {
       toolsBox = null;
       line("episode_end", { reason: event.reason }, `— ${event.reason}, ${event.llm_calls} LLM call${event.llm_calls === 1 ? "" : "s"}`);
       setStatus("idle");
+      refreshMemory(); // the episode may have been remembered
       break;
     case "listening":
       setStatus("listening");
@@ -332,9 +343,133 @@ function show(event) {
   if (stick) conv.scrollTop = conv.scrollHeight;
 }
 
+// --- memory: who is remembered, their facts, and forget buttons --------------
+
+const day = (at) => new Date(at * 1000).toISOString().slice(0, 10);
+
+function memoryButton(label, attrs, onClick) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = label;
+  for (const [k, v] of Object.entries(attrs)) button.dataset[k] = v;
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+function factItem(fact) {
+  const li = document.createElement("li");
+  li.dataset.fact = fact.id;
+  if (!fact.confirmed) li.classList.add("hearsay");
+  if (fact.superseded_by) li.classList.add("superseded");
+  const text = document.createElement("span");
+  text.className = "text";
+  text.textContent = `“${fact.text}”`;
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  if (!fact.confirmed) {
+    const badge = document.createElement("span");
+    badge.className = "badge hearsay";
+    badge.textContent = `hearsay: ${fact.said_by} said it`;
+    meta.append(badge, " ");
+  }
+  const parts = [`#${fact.id}`, fact.topic, fact.confirmed ? `said by ${fact.said_by}` : null, day(fact.at)];
+  if (fact.visibility === "self") parts.push("only for acting for them");
+  if (fact.superseded_by) parts.push(`replaced by #${fact.superseded_by}`);
+  meta.append(parts.filter(Boolean).join(" · "));
+  li.append(text, memoryButton("forget", { forgetFact: fact.id }, () =>
+    guarded("memory-error", async () => {
+      await api("DELETE", `/api/memory/facts/${fact.id}`);
+      refreshMemory();
+    })), meta);
+  return li;
+}
+
+function personBlock(person) {
+  const box = document.createElement("div");
+  box.className = "memory-person";
+  box.dataset.person = person.name;
+  const head = document.createElement("div");
+  head.className = "head";
+  const name = document.createElement("strong");
+  name.textContent = person.name;
+  const seen = document.createElement("span");
+  seen.className = "seen";
+  seen.textContent = `seen ${day(person.first_seen)}${person.last_seen !== person.first_seen && day(person.last_seen) !== day(person.first_seen) ? ` – ${day(person.last_seen)}` : ""}`;
+  // Forgetting a person takes a second click: the first one asks.
+  let armed = null;
+  const forget = memoryButton(`forget ${person.name}`, { forgetPerson: person.name }, () => {
+    if (!armed) {
+      forget.textContent = `really forget everything about ${person.name}?`;
+      forget.classList.add("confirm");
+      armed = setTimeout(() => { armed = null; forget.textContent = `forget ${person.name}`; forget.classList.remove("confirm"); }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    guarded("memory-error", async () => {
+      await api("DELETE", `/api/memory/people/${encodeURIComponent(person.name)}`);
+      refreshMemory();
+    });
+  });
+  head.append(name, seen, forget);
+  box.appendChild(head);
+  const list = document.createElement("ul");
+  for (const fact of person.facts) list.appendChild(factItem(fact));
+  if (!person.facts.length) {
+    const none = document.createElement("li");
+    none.className = "muted";
+    none.textContent = "no facts";
+    list.appendChild(none);
+  }
+  box.appendChild(list);
+  return box;
+}
+
+function drawMemory(memory) {
+  const people = $("memory-people");
+  people.replaceChildren();
+  const facts = memory.people.reduce((n, p) => n + p.facts.length, 0);
+  $("memory-count").textContent = `${memory.people.length} ${memory.people.length === 1 ? "person" : "people"}, ${facts} fact${facts === 1 ? "" : "s"}, ${memory.episodes.length} episode${memory.episodes.length === 1 ? "" : "s"}`;
+  if (!memory.people.length) {
+    const none = document.createElement("p");
+    none.className = "muted";
+    none.textContent = "Nobody is remembered yet. Say “remember that …” to the robot.";
+    people.appendChild(none);
+  }
+  for (const person of memory.people) people.appendChild(personBlock(person));
+}
+
+async function loadMemory() {
+  try {
+    drawMemory(await api("GET", "/api/memory"));
+    $("memory-error").textContent = "";
+  } catch (error) {
+    // Memory off (409) or the daemon away: say so in the panel.
+    $("memory-people").replaceChildren();
+    $("memory-count").textContent = "";
+    $("memory-error").textContent = error.message;
+  }
+}
+
+let memoryTimer = null;
+function refreshMemory() {
+  clearTimeout(memoryTimer);
+  memoryTimer = setTimeout(loadMemory, 150);
+}
+
 // --- the live stream, with reconnects that catch up -------------------------
 
 let source = null;
+let firstSeq = 0; // where the shown conversation starts
+let replayedUpTo = 0; // the last memory_erased that made the page replay
+
+function replayConversation() {
+  if (source) source.close();
+  $("conversation").replaceChildren();
+  toolsBox = null;
+  window.attentive.lastSeq = firstSeq;
+  connect();
+}
+
 function connect() {
   const since = window.attentive.lastSeq;
   const params = new URLSearchParams({ since: String(since) });
@@ -344,6 +479,7 @@ function connect() {
     $("link").dataset.link = "live";
     $("link").textContent = "live";
     refreshLayout();
+    refreshMemory();
   };
   source.onmessage = (message) => {
     let event;
@@ -372,8 +508,12 @@ async function start() {
     const health = await api("GET", "/health");
     // Show the recent past, not the whole log.
     window.attentive.lastSeq = Math.max(0, (health.next_seq || 1) - 400);
+    firstSeq = window.attentive.lastSeq;
+    // What is logged already was redacted before the page read it.
+    replayedUpTo = Math.max(0, (health.next_seq || 1) - 1);
     layout = await api("GET", "/api/scene");
     drawTable();
+    await loadMemory();
   } catch (error) {
     $("turn-error").textContent = "The daemon does not answer: " + error.message;
   }

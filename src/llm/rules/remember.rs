@@ -1,0 +1,374 @@
+//! Memory, the rules brain's way: it keeps a fact when asked ("remember that
+//! ..."), forgets on request (everything only after a yes), says what it
+//! remembers to the person it is about, and looks memory up for requests that
+//! need it ("my usual", "the glass I had last time", "something to drink").
+//! Only the person's own words are acted on; hearsay is kept, never used.
+
+use serde_json::json;
+
+use super::facts::{natural, Listed};
+use super::{call, Calls, RulesBrain, Situation};
+use crate::twin::grounding::{self, Grounding};
+use crate::understanding::{Act, ObjectMention};
+
+/// Words that turn a preference into an aversion.
+const AVERSION: &[&str] = &[
+    "not", "no", "never", "hate", "hates", "dislike", "dislikes", "stopped", "quit", "anymore",
+    "avoid", "stand", "off", "without",
+];
+
+/// What a remembered fact says about drinks.
+#[derive(Debug, Default)]
+struct Preference {
+    wanted: Vec<String>,
+    avoided: Vec<String>,
+    filter: Option<String>,
+}
+
+impl RulesBrain {
+    /// "Remember that ...": keep it, then say what was kept.
+    pub(super) fn remember(&self, s: &Situation<'_>) -> Calls {
+        if !s.robot_addressed {
+            return None;
+        }
+        if !s.memory_on {
+            return self.say(
+                s,
+                "My memory is switched off here, so I keep nothing between sessions.".into(),
+            );
+        }
+        let about = s
+            .reading
+            .slots
+            .person
+            .as_ref()
+            .and_then(|p| p.name.clone())?;
+        let fact = s.reading.slots.fact.clone()?;
+        let Some(done) = s.dialogue.find("remember") else {
+            let topic = self.topic_of(&fact);
+            return Some(vec![call(
+                "remember",
+                json!({"person_name": about, "fact": fact, "topic": topic}),
+            )]);
+        };
+        let sender = s.sender.clone().unwrap_or_default();
+        let text = if !done.result.starts_with("Stored") {
+            done.result.clone()
+        } else if done.result.contains("as hearsay") {
+            format!("Noted as what you told me about {about}; I will still go by what {about} tells me.")
+        } else {
+            format!("I will remember that {}, {sender}.", second_person(&fact))
+        };
+        self.say(s, text)
+    }
+
+    /// "Forget that" / "forget me" (everything only after a yes).
+    pub(super) fn forget(&self, s: &Situation<'_>, what: &str) -> Calls {
+        if !s.robot_addressed {
+            return None;
+        }
+        if !s.memory_on {
+            return self.say(
+                s,
+                "My memory is switched off, so I keep nothing about you.".into(),
+            );
+        }
+        let sender = s.sender.clone()?;
+        let Some(done) = s.dialogue.find("forget") else {
+            return Some(vec![call(
+                "forget",
+                json!({"person_name": sender, "what": what}),
+            )]);
+        };
+        let text = if done.result.starts_with("Not yet") {
+            format!("Shall I forget everything I know about you, {sender}? Say yes to confirm.")
+        } else if done.result.starts_with("Forgotten") {
+            if what == "everything" {
+                format!("Done: I forgot everything I knew about you, {sender}.")
+            } else {
+                "Done: I forgot that.".into()
+            }
+        } else if done.result.starts_with("Nothing to forget") {
+            "I keep nothing about you that I could forget.".into()
+        } else {
+            done.result.clone()
+        };
+        self.say(s, text)
+    }
+
+    /// "Yes": confirms the erasure the robot asked about, if it asked.
+    pub(super) fn confirm(&self, s: &Situation<'_>) -> Calls {
+        let asked = s
+            .dialogue
+            .done_before
+            .iter()
+            .rev()
+            .find(|d| d.name == "forget")
+            .is_some_and(|d| d.result.starts_with("Not yet"));
+        if s.memory_on && asked {
+            return self.forget(s, "everything");
+        }
+        self.not_understood(s)
+    }
+
+    /// "What do you remember about me?" — to the person it is about only.
+    pub(super) fn ask_memory(&self, s: &Situation<'_>) -> Calls {
+        if !s.robot_addressed {
+            return None;
+        }
+        if !s.memory_on {
+            return self.say(
+                s,
+                "My memory is switched off, so I know nothing from earlier sessions.".into(),
+            );
+        }
+        let about = s
+            .reading
+            .slots
+            .person
+            .as_ref()
+            .and_then(|p| p.name.clone())?;
+        let Some(done) = s.dialogue.find("recall") else {
+            return Some(vec![call(
+                "recall",
+                json!({"query": "everything", "person_name": about}),
+            )]);
+        };
+        let own = s.sender.as_deref() == Some(about.as_str());
+        let facts = confirmed_facts(&done.result);
+        let withheld = done.result.contains("\nWithheld:");
+        let mut text = if facts.is_empty() && !(own && done.result.contains("- episode")) {
+            if own {
+                "I remember nothing about you.".to_string()
+            } else if withheld {
+                String::new()
+            } else {
+                format!("I remember nothing about {about}.")
+            }
+        } else if own {
+            let mut t = format!("You told me: {}.", facts.join("; "));
+            if let Some(e) = done.result.lines().find(|l| l.starts_with("- episode")) {
+                t.push_str(&format!(" Last time {}.", episode_deed(e)));
+            }
+            t
+        } else {
+            format!("{about} told everyone: {}.", facts.join("; "))
+        };
+        if withheld && !own {
+            text = format!(
+                "{text} What {about} told me was only for helping {about}; please ask {about}."
+            )
+            .trim()
+            .to_string();
+        }
+        self.say(s, text)
+    }
+
+    /// For a request that needs memory: a `recall` first, then the object it
+    /// points to. `Err` carries the call to make; `Ok(None)` when memory says nothing.
+    pub(super) fn remembered(
+        &self,
+        s: &Situation<'_>,
+        listed: &[Listed],
+        mention: Option<&ObjectMention>,
+        recipient: &str,
+    ) -> Result<Option<ObjectMention>, Calls> {
+        let refers = s.reading.slots.memory.as_deref();
+        let ambiguous = mention.is_some_and(|m| m.candidates.len() > 1);
+        let needed = refers.is_some() || mention.is_none() || ambiguous;
+        if !s.memory_on || !needed || !matches!(s.reading.act, Act::Give | Act::Pour | Act::MoveTo)
+        {
+            return Ok(None);
+        }
+        let Some(done) = s.dialogue.find("recall") else {
+            let query = mention.map_or("drink", |m| m.said.as_str());
+            return Err(Some(vec![call(
+                "recall",
+                json!({"query": query, "person_name": recipient}),
+            )]));
+        };
+        let candidates: Vec<String> = match mention {
+            Some(m) if !m.candidates.is_empty() => m.candidates.clone(),
+            _ => listed
+                .iter()
+                .filter(|l| l.contains.is_some())
+                .map(|l| l.name.clone())
+                .collect(),
+        };
+        let episodes: Vec<&str> = done
+            .result
+            .lines()
+            .filter(|l| l.starts_with("- episode"))
+            .collect();
+        let from_episodes = || {
+            episodes
+                .iter()
+                .find_map(|line| candidates.iter().find(|c| mentions(line, c)).cloned())
+        };
+        let drinks: Vec<String> = listed
+            .iter()
+            .filter(|l| l.contains.is_some())
+            .map(|l| l.name.clone())
+            .collect();
+        let chosen = if refers == Some("last_time") {
+            from_episodes()
+        } else {
+            // A preference may point past what the words named ("something to drink").
+            self.preferred(&confirmed_facts(&done.result), &drinks, listed)
+                .filter(|n| {
+                    mention.is_none_or(|m| m.candidates.contains(n) || m.candidates.len() != 1)
+                })
+                .or_else(|| (refers == Some("usual")).then(from_episodes).flatten())
+        };
+        Ok(chosen.map(|name| ObjectMention {
+            said: natural(&name),
+            candidates: vec![name],
+            owner: None,
+            referred: false,
+        }))
+    }
+
+    /// The drink the newest of the person's own facts points to.
+    fn preferred(
+        &self,
+        facts: &[String],
+        candidates: &[String],
+        listed: &[Listed],
+    ) -> Option<String> {
+        let mut avoided: Vec<String> = Vec::new();
+        for fact in facts {
+            let p = self.preference(fact);
+            avoided.extend(p.avoided.iter().cloned());
+            if let Some(w) = p
+                .wanted
+                .iter()
+                .find(|w| candidates.contains(w) && !avoided.contains(w))
+            {
+                return Some(w.clone());
+            }
+            if let Some(filter) = p
+                .filter
+                .as_deref()
+                .and_then(|f| self.understanding.grammar().filters.get(f))
+            {
+                let fitting: Vec<String> = self
+                    .fitting(filter, listed)
+                    .into_iter()
+                    .filter(|n| candidates.contains(n) && !avoided.contains(n))
+                    .collect();
+                if let [one] = fitting.as_slice() {
+                    return Some(one.clone());
+                }
+            }
+        }
+        None
+    }
+
+    /// What a fact says about drinks on this table.
+    fn preference(&self, fact: &str) -> Preference {
+        let words: Vec<String> = fact
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let joined = format!(" {} ", words.join(" "));
+        let negative = words.iter().any(|w| AVERSION.contains(&w.as_str()));
+        let filter = self
+            .understanding
+            .grammar()
+            .lists
+            .get("filter")
+            .and_then(|list| {
+                list.iter()
+                    .find(|(_, phrase)| joined.contains(&format!(" {} ", phrase.join(" "))))
+            })
+            .map(|(value, _)| value.clone());
+        let mut objects = Vec::new();
+        'outer: for n in (1..=3).rev() {
+            for gram in words.windows(n) {
+                if let Grounding::Resolved(id) = grounding::object(&self.world, &gram.join(" ")) {
+                    let name = self.world.object(id).name.clone();
+                    if !objects.contains(&name) {
+                        objects.push(name);
+                    }
+                    if n > 1 {
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        if negative {
+            Preference {
+                avoided: objects,
+                filter: None,
+                ..Preference::default()
+            }
+        } else {
+            Preference {
+                wanted: objects,
+                filter,
+                ..Preference::default()
+            }
+        }
+    }
+
+    fn topic_of(&self, fact: &str) -> &'static str {
+        let p = self.preference(fact);
+        let drinks = ["drink", "usual", "coffee", "tea", "milk", "sugar"];
+        if !p.wanted.is_empty()
+            || !p.avoided.is_empty()
+            || p.filter.is_some()
+            || drinks.iter().any(|d| fact.to_lowercase().contains(d))
+        {
+            "drink"
+        } else {
+            "note"
+        }
+    }
+}
+
+/// The person's own facts in a `recall` result, newest first.
+fn confirmed_facts(result: &str) -> Vec<String> {
+    result
+        .lines()
+        .filter(|l| l.starts_with("- fact ") && l.contains(" said on "))
+        .filter_map(|l| {
+            l.split_once(" said on ")
+                .and_then(|(_, rest)| rest.split_once(": "))
+        })
+        .map(|(_, text)| text.to_string())
+        .collect()
+}
+
+/// "I handed red_glass to Daniel" from an episode line, in natural words.
+fn episode_deed(line: &str) -> String {
+    let deed = line.split_once("] I ").map_or(line, |(_, d)| d);
+    let deed = deed
+        .split(" (")
+        .next()
+        .unwrap_or(deed)
+        .trim_end_matches('.');
+    format!("I {}", deed.replace('_', " "))
+}
+
+fn mentions(line: &str, name: &str) -> bool {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == name)
+}
+
+/// "I only drink sugar-free" → "you only drink sugar-free".
+fn second_person(fact: &str) -> String {
+    fact.split_whitespace()
+        .map(|w| match w.to_lowercase().as_str() {
+            "i" => "you".to_string(),
+            "i'm" | "im" => "you're".to_string(),
+            "my" => "your".to_string(),
+            "me" => "you".to_string(),
+            "am" => "are".to_string(),
+            "mine" => "yours".to_string(),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

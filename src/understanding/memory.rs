@@ -1,0 +1,191 @@
+//! What a turn asks of the robot's memory, from phrase lists in the sentence
+//! file's `[memory]` table: "remember that ...", "forget me", "what do you
+//! remember about me", a yes to a question, and requests that refer to
+//! memory ("my usual", "the glass I had last time").
+
+use serde::Deserialize;
+
+use crate::twin::grounding::{self, Grounding};
+use crate::twin::World;
+
+/// The `[memory]` phrases (already normalised words, as `heard` shows them).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryPhrases {
+    /// Before a fact to keep: "remember that", "do not forget".
+    #[serde(default)]
+    pub remember: Vec<String>,
+    /// Asking to be forgotten entirely.
+    #[serde(default)]
+    pub forget_everything: Vec<String>,
+    /// Asking to forget the last fact.
+    #[serde(default)]
+    pub forget_that: Vec<String>,
+    /// Questions about what is remembered; `{person}` stands for a name or "me".
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// A whole reply that says yes.
+    #[serde(default)]
+    pub confirm: Vec<String>,
+    /// Requests for what the person usually has.
+    #[serde(default)]
+    pub usual: Vec<String>,
+    /// Requests for what they had before.
+    #[serde(default)]
+    pub last_time: Vec<String>,
+}
+
+/// What memory is asked for, besides the turn's reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryAsk {
+    /// Keep `fact` (the words as said) about `about`.
+    Remember { about: String, fact: String },
+    /// Forget the speaker entirely (`true`) or the fact stored last.
+    Forget { everything: bool },
+    /// What is remembered about `about`.
+    Ask { about: String },
+    /// "Yes" to the robot's question.
+    Confirm,
+}
+
+fn contains(heard: &str, phrase: &str) -> bool {
+    format!(" {heard} ").contains(&format!(" {phrase} "))
+}
+
+impl MemoryPhrases {
+    /// What the turn asks of memory; `heard` is the normalised text, `said` the original.
+    pub fn read(&self, world: &World, speaker: &str, heard: &str, said: &str) -> Option<MemoryAsk> {
+        let heard = heard.replace(" | ", " ");
+        let heard = heard.trim();
+        if self.confirm.iter().any(|p| p == heard) {
+            return Some(MemoryAsk::Confirm);
+        }
+        if self.forget_everything.iter().any(|p| contains(heard, p)) {
+            return Some(MemoryAsk::Forget { everything: true });
+        }
+        if self.forget_that.iter().any(|p| contains(heard, p)) {
+            return Some(MemoryAsk::Forget { everything: false });
+        }
+        for template in &self.ask {
+            if let Some(who) = match_person(template, heard) {
+                let about = person_named(world, speaker, &who)?;
+                return Some(MemoryAsk::Ask { about });
+            }
+        }
+        let phrase = self
+            .remember
+            .iter()
+            .filter(|p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
+            .max_by_key(|p| p.len())?;
+        let fact = words_after(said, phrase)?;
+        let first = fact.split_whitespace().next().unwrap_or_default();
+        let about = person_named(world, speaker, first)
+            .filter(|_| !["i", "my", "me", "i'm", "im"].contains(&first.to_lowercase().as_str()))
+            .unwrap_or_else(|| speaker.to_string());
+        Some(MemoryAsk::Remember { about, fact })
+    }
+
+    /// "usual" or "last_time" when the turn refers to memory for what it wants.
+    pub fn reference(&self, heard: &str) -> Option<&'static str> {
+        if self.last_time.iter().any(|p| contains(heard, p)) {
+            Some("last_time")
+        } else if self.usual.iter().any(|p| contains(heard, p)) {
+            Some("usual")
+        } else {
+            None
+        }
+    }
+}
+
+/// The person word(s) where the template has `{person}`.
+fn match_person(template: &str, heard: &str) -> Option<String> {
+    let (before, after) = template.split_once("{person}")?;
+    let (before, after) = (before.trim(), after.trim());
+    let rest = heard.strip_prefix(before)?.trim();
+    let who = if after.is_empty() {
+        rest
+    } else {
+        rest.strip_suffix(after)?.trim()
+    };
+    (!who.is_empty() && who.split_whitespace().count() <= 2).then(|| who.to_string())
+}
+
+fn person_named(world: &World, speaker: &str, said: &str) -> Option<String> {
+    let said = said.trim_matches(|c: char| !c.is_alphanumeric());
+    if ["me", "i", "myself"].contains(&said.to_lowercase().as_str()) {
+        return Some(speaker.to_string());
+    }
+    match grounding::person(world, said) {
+        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+        _ => None,
+    }
+}
+
+/// The original words after the phrase's last word ("Remember that I only
+/// drink sugar-free." → "I only drink sugar-free"), without edge punctuation.
+fn words_after(said: &str, phrase: &str) -> Option<String> {
+    let last = phrase.split_whitespace().last()?;
+    let lower = said.to_lowercase();
+    let mut at = 0;
+    let mut found = None;
+    while let Some(i) = lower[at..].find(last) {
+        let start = at + i;
+        let end = start + last.len();
+        let bounded = lower[..start]
+            .chars()
+            .last()
+            .is_none_or(|c| !c.is_alphanumeric())
+            && lower[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+        if bounded {
+            found = Some(end);
+            break;
+        }
+        at = end;
+    }
+    let fact = said[found?..].trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | ':' | '.' | '!' | '?' | ';' | '-')
+    });
+    let fact = fact.strip_prefix("that ").unwrap_or(fact).trim();
+    (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fact_is_the_words_after_the_phrase() {
+        assert_eq!(
+            words_after("Remember that I only drink sugar-free.", "remember that").as_deref(),
+            Some("I only drink sugar-free")
+        );
+        assert_eq!(
+            words_after("Don't forget, oat milk for me!", "do not forget").as_deref(),
+            Some("oat milk for me")
+        );
+        assert_eq!(words_after("Remember.", "remember"), None);
+    }
+
+    #[test]
+    fn a_person_slot_takes_a_name_or_me() {
+        assert_eq!(
+            match_person("what does {person} drink", "what does daniel drink").as_deref(),
+            Some("daniel")
+        );
+        assert_eq!(
+            match_person(
+                "what do you remember about {person}",
+                "what do you remember about me"
+            )
+            .as_deref(),
+            Some("me")
+        );
+        assert_eq!(
+            match_person("what does {person} drink", "what do we drink"),
+            None
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! The multi-session memory scripts (tests/dialogues/memory/) with the rules
+//! brain: every turn succeeds with memory, and every script fails without it
+//! (the check that each one needs memory at all). The held-out set
+//! (tests/dialogues/memory_heldout/, written by someone who had not seen the
+//! code) is reported by `attentive eval`, not asserted here.
+
+use std::path::PathBuf;
+
+use attentive::agent::tools::ToolTexts;
+use attentive::config::{AgentSettings, GuardSettings};
+use attentive::eval::judge::Category;
+use attentive::eval::run::{self, Runner};
+use attentive::llm::rules::RulesBrain;
+use attentive::llm::ChatBackend;
+use attentive::twin::World;
+use attentive::understanding::Understanding;
+
+fn rules(world: &World) -> Result<Box<dyn ChatBackend>, String> {
+    let understanding = Understanding::shipped().map_err(|e| e.to_string())?;
+    Ok(Box::new(RulesBrain::new(world, understanding)))
+}
+
+fn runner(memory: bool) -> Runner<'static> {
+    Runner {
+        brain: &rules,
+        character: "full".into(),
+        texts: ToolTexts::load_default().expect("tool texts"),
+        agent: AgentSettings::default(),
+        guards: GuardSettings::default(),
+        memory,
+        name_enums: false,
+        tape: None,
+        progress: None,
+    }
+}
+
+fn scripts() -> Vec<run::Episode> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/memory");
+    let episodes = run::scripts(&[dir]).expect("memory scripts");
+    assert!(episodes.len() >= 7, "the seven cases of issue 23");
+    assert!(episodes
+        .iter()
+        .all(|e| e.turns.iter().any(|t| t.new_session)));
+    episodes
+}
+
+#[test]
+fn with_memory_every_turn_of_every_script_succeeds() {
+    let runner = runner(true);
+    for episode in scripts() {
+        for judged in runner.run(&episode) {
+            assert_eq!(
+                judged.verdict.category,
+                Category::Success,
+                "{} turn {}: {}",
+                episode.label,
+                judged.turn,
+                judged.verdict.why
+            );
+        }
+    }
+}
+
+#[test]
+fn without_memory_every_script_fails() {
+    let runner = runner(false);
+    for episode in scripts() {
+        let judged = runner.run(&episode);
+        assert!(
+            judged
+                .iter()
+                .any(|j| j.verdict.category != Category::Success),
+            "{} passes without memory: it does not test memory",
+            episode.label
+        );
+    }
+}
