@@ -55,11 +55,16 @@ fn contains(heard: &str, phrase: &str) -> bool {
 impl MemoryPhrases {
     /// What the turn asks of memory; `heard` is the normalised text, `said` the original.
     pub fn read(&self, world: &World, speaker: &str, heard: &str, said: &str) -> Option<MemoryAsk> {
-        let heard = heard.replace(" | ", " ");
-        let heard = heard.trim();
-        if self.confirm.iter().any(|p| p == heard) {
+        // Every sentence of a yes is a yes ("Yes, I am sure." reads "i am sure | yes | i am sure").
+        let parts: Vec<&str> = heard.split(" | ").map(str::trim).collect();
+        if parts
+            .iter()
+            .all(|part| self.confirm.iter().any(|p| p == part))
+        {
             return Some(MemoryAsk::Confirm);
         }
+        let heard = heard.replace(" | ", " ");
+        let heard = heard.trim();
         if self.forget_everything.iter().any(|p| contains(heard, p)) {
             return Some(MemoryAsk::Forget { everything: true });
         }

@@ -41,7 +41,8 @@ impl RulesBrain {
             Ok(None) => mention,
         };
         // "Something to drink" names no drink: ask among all of them.
-        let mention = mention.filter(|m| !self.is_category(&m.said));
+        // Between people, the listener can ask; only the robot asked asks itself.
+        let mention = mention.filter(|m| !(s.robot_addressed && self.is_category(&m.said)));
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
