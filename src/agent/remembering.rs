@@ -21,15 +21,6 @@ use crate::twin::Twin;
 /// store (the event log, recordings).
 pub type Eraser = Arc<dyn Fn(&Erased) + Send + Sync>;
 
-/// One failure still open: a later success of the same tool on the same kind resolves it.
-#[derive(Debug, Clone)]
-struct OpenFailure {
-    id: i64,
-    tool: String,
-    kind: String,
-    arm: Option<String>,
-}
-
 /// A suggestion (or arm preference) given, to be counted when the next try ends.
 #[derive(Debug, Clone)]
 struct Offer {
@@ -59,7 +50,6 @@ pub struct Remembering {
     /// The fact stored last per person in this session ("forget that").
     last_fact: BTreeMap<String, i64>,
     draft: Draft,
-    open_failures: Vec<OpenFailure>,
     offers: Vec<Offer>,
 }
 
@@ -87,7 +77,6 @@ impl Remembering {
             pending_forget: None,
             last_fact: BTreeMap::new(),
             draft: Draft::default(),
-            open_failures: Vec::new(),
             offers: Vec::new(),
         }
     }
@@ -107,7 +96,6 @@ impl Remembering {
     pub fn new_session(&mut self) {
         self.pending_forget = None;
         self.last_fact.clear();
-        self.open_failures.clear();
         self.offers.clear();
         self.draft = Draft::default();
     }
@@ -449,18 +437,12 @@ impl Remembering {
         let (tool, k) = (name.to_string(), kind.clone());
         let looked = self.memory.run_blocking(move |s| {
             let suggestion = explainer::suggest(s, &tool, &cause, &k)?;
-            let id = s.record_failure(&failure)?;
-            Ok::<_, MemoryError>((id, suggestion))
+            s.record_failure(&failure)?;
+            Ok::<_, MemoryError>(suggestion)
         });
-        let Ok(Ok((id, suggestion))) = looked else {
+        let Ok(Ok(suggestion)) = looked else {
             return;
         };
-        self.open_failures.push(OpenFailure {
-            id,
-            tool: name.to_string(),
-            kind: kind.clone(),
-            arm,
-        });
         if let Some(s) = suggestion {
             outcome.text.push(' ');
             outcome.text.push_str(&s.text);
@@ -478,24 +460,34 @@ impl Remembering {
         }
     }
 
+    /// A success resolves the failures of the same tool on the same kind of
+    /// object that nothing resolved yet, from this session or an earlier one
+    /// (within a day: older ones are too far from this success to credit it).
     fn resolve(&mut self, tool: &str, kind: &str, arm: Option<&str>) {
-        let (resolved, open): (Vec<OpenFailure>, Vec<OpenFailure>) =
-            std::mem::take(&mut self.open_failures)
-                .into_iter()
-                .partition(|f| f.tool == tool && f.kind == kind);
-        self.open_failures = open;
-        for f in resolved {
-            let fix = match (arm, f.arm.as_deref()) {
-                (Some(now), Some(then)) if now != then => format!("using the {now} arm"),
-                _ => match self.draft.done.len() {
-                    n if n >= 2 => format!("first: {}", self.draft.done[n - 2]),
-                    _ => "trying again".to_string(),
-                },
-            };
-            let _ = self
-                .memory
-                .run_blocking(move |s| s.resolve_failure(f.id, &fix));
-        }
+        let earlier = self
+            .draft
+            .done
+            .len()
+            .checked_sub(2)
+            .map(|i| self.draft.done[i].clone());
+        let (tool, kind, arm) = (tool.to_string(), kind.to_string(), arm.map(str::to_string));
+        let since = memory::now() - 86_400;
+        let _ = self.memory.run_blocking(move |s| {
+            for f in s.failures_of(&tool, &kind)? {
+                if f.fix.is_some() || f.at < since {
+                    continue;
+                }
+                let fix = match (arm.as_deref(), f.arm.as_deref()) {
+                    (Some(now), Some(then)) if now != then => format!("using the {now} arm"),
+                    _ => match &earlier {
+                        Some(step) => format!("first: {step}"),
+                        None => "trying again".to_string(),
+                    },
+                };
+                s.resolve_failure(f.id, &fix)?;
+            }
+            Ok::<_, MemoryError>(())
+        });
     }
 
     /// Ends a turn: an episode is written when the robot acted.

@@ -85,3 +85,73 @@ pub fn suggest(
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(fix: &str, offered: i64, helped: i64) -> Failure {
+        Failure {
+            id: 0,
+            at: 1_790_000_000,
+            tool: "pour_into".into(),
+            cause: "collision:blue_glass".into(),
+            object: "cola_bottle".into(),
+            object_kind: "bottle".into(),
+            arm: Some("left".into()),
+            grasp: None,
+            request: "pour me a cola".into(),
+            person: None,
+            fix: Some(fix.into()),
+            offered,
+            helped,
+        }
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("memory.db")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn the_best_tried_fix_is_offered_with_its_record_and_a_disclaimer() {
+        let (_dir, mut s) = store();
+        s.record_failure(&failure("first: moved blue_glass away from Felix", 3, 2))
+            .unwrap();
+        s.record_failure(&failure("using the right arm", 3, 1))
+            .unwrap();
+        let got = suggest(&s, "pour_into", "collision:blue_glass", "bottle")
+            .unwrap()
+            .unwrap();
+        assert!(
+            got.text.contains("moved blue_glass away") && got.text.contains("helped 2 of 3 times"),
+            "{}",
+            got.text
+        );
+        assert!(got.text.contains("Past experience may not apply here"));
+        // Another cause or kind: nothing.
+        assert!(suggest(&s, "pour_into", "out_of_reach", "bottle")
+            .unwrap()
+            .is_none());
+        assert!(suggest(&s, "pour_into", "collision:blue_glass", "glass")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn a_fix_that_keeps_failing_is_retired_and_reported_as_such() {
+        let (_dir, mut s) = store();
+        s.record_failure(&failure("using the right arm", 4, 0))
+            .unwrap();
+        let got = suggest(&s, "pour_into", "collision:blue_glass", "bottle")
+            .unwrap()
+            .unwrap();
+        assert!(!got.trusted);
+        assert!(
+            got.text.contains("helped 0 of 4 times") && got.text.contains("not suggested any more"),
+            "{}",
+            got.text
+        );
+    }
+}

@@ -94,6 +94,8 @@ struct State {
     motions: Vec<Motion>,
     goals: Vec<GoalRecord>,
     fault: Option<Fault>,
+    /// Faults of every goal sent to an action (a controller that always fails).
+    standing_faults: BTreeMap<String, Fault>,
     joint_states_paused: bool,
     /// Marker id → position in the camera frame.
     markers: BTreeMap<i64, Vec3>,
@@ -279,6 +281,16 @@ impl MockRobot {
     /// Injects a fault into the next goal.
     pub fn fault_next_goal(&self, fault: Fault) {
         self.shared.state().fault = Some(fault);
+    }
+
+    /// Injects a fault into every goal of one action from now on (e.g. an arm's
+    /// controller that aborts near a joint limit the twin does not know); `None` clears it.
+    pub fn fault_every_goal_of(&self, action: &str, fault: Option<Fault>) {
+        let mut state = self.shared.state();
+        match fault {
+            Some(f) => state.standing_faults.insert(action.to_string(), f),
+            None => state.standing_faults.remove(action),
+        };
     }
 
     /// Drops every open connection at once, without a close frame (a network fault).
@@ -562,7 +574,10 @@ fn send_goal(
         &settings.head.action,
     ];
     let mut state = shared.state();
-    let fault = state.fault.take();
+    let fault = state
+        .fault
+        .take()
+        .or_else(|| state.standing_faults.get(&action).cloned());
     let (record, joints, points, result) = if let Some((_, side)) =
         grippers.iter().find(|(a, _)| **a == action)
     {
