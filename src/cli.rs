@@ -131,6 +131,10 @@ pub struct SimArgs {
     /// Canned responses for the scripted brain.
     #[arg(long)]
     pub responses: Option<PathBuf>,
+    /// Remember across sessions in this memory store (SQLite; created if
+    /// missing); `:session` in the REPL and `new_session` in a script start one.
+    #[arg(long)]
+    pub memory: Option<PathBuf>,
     /// OpenAI-compatible base URL (overrides llm.base_url).
     #[arg(long)]
     pub llm_url: Option<String>,

@@ -223,6 +223,13 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }
+    if let Some(path) = &args.memory {
+        let memory = attentive::memory::Memory::open(path)?;
+        agent = agent.with_memory(attentive::agent::remembering::Remembering::new(
+            memory,
+            settings.memory.clone(),
+        ));
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -231,6 +238,11 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         match &script {
             Some(script) => {
                 for (turn, scripted) in &script.turns {
+                    if scripted.new_session {
+                        agent.new_session();
+                        twin.reset();
+                        printer.emit(Event::SessionStart);
+                    }
                     apply_before(&mut twin.world, &scripted.before).map_err(anyhow::Error::msg)?;
                     agent.handle_turn(turn, &mut twin, &mut printer).await;
                 }
@@ -242,7 +254,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     })
 }
 
-const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :help, :quit.";
+const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :session (a new session: the table reset, the dialogue forgotten, memory kept), :help, :quit.";
 
 async fn repl(
     agent: &mut Agent,
@@ -271,6 +283,12 @@ async fn repl(
                 ["help"] => HELP.to_string(),
                 ["state"] => {
                     printer.emit(twin.state_event());
+                    continue;
+                }
+                ["session"] => {
+                    twin.reset();
+                    agent.new_session();
+                    printer.emit(Event::SessionStart);
                     continue;
                 }
                 ["reset"] => {

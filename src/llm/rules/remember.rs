@@ -146,7 +146,11 @@ impl RulesBrain {
                 format!("I remember nothing about {about}.")
             }
         } else if own {
-            let mut t = format!("You told me: {}.", facts.join("; "));
+            let mut t = if facts.is_empty() {
+                "You have not asked me to remember anything.".to_string()
+            } else {
+                format!("You told me: {}.", facts.join("; "))
+            };
             if let Some(e) = done.result.lines().find(|l| l.starts_with("- episode")) {
                 t.push_str(&format!(" Last time {}.", episode_deed(e)));
             }
