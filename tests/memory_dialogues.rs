@@ -75,3 +75,41 @@ fn without_memory_every_script_fails() {
         );
     }
 }
+
+#[test]
+fn an_erasure_leaves_no_copy_in_the_recording() {
+    let dir = tempfile::tempdir().expect("folder");
+    let tape = attentive::llm::tape::Tape::record(
+        dir.path(),
+        serde_json::json!({}),
+        serde_json::json!({}),
+    )
+    .expect("recording");
+    let runner = Runner {
+        tape: Some(tape),
+        ..runner(true)
+    };
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/memory/forget_me.toml");
+    let episodes = run::scripts(&[script]).expect("script");
+    let judged = runner.run(&episodes[0]);
+    assert!(judged
+        .iter()
+        .all(|j| j.verdict.category == Category::Success));
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir.path())
+        .expect("recording folder")
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).expect("readable");
+        files += 1;
+        for erased in ["only drink sugar-free", "only drink sugar free"] {
+            assert!(
+                !text.to_lowercase().contains(erased),
+                "{} still holds '{erased}'",
+                entry.path().display()
+            );
+        }
+    }
+    assert!(files >= 2, "the recording was written");
+}

@@ -240,7 +240,7 @@ fn forget(
             };
             drop(store);
             let events = state_dir.join("events");
-            let copies = attentive::daemon::memory::copies(&erased.texts);
+            let copies = attentive::memory::redact::copies(&erased.texts);
             let redacted =
                 redact::redact_tree(&events, &["jsonl"], &copies).with_context(|| {
                     format!(

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -19,7 +20,7 @@ use crate::events::Event;
 use crate::llm::meter::Metered;
 use crate::llm::tape::{EpisodeTape, Tape};
 use crate::llm::ChatBackend;
-use crate::memory::{Memory, MemorySettings};
+use crate::memory::{Erased, Memory, MemorySettings};
 use crate::twin::layouts::{self, Case};
 use crate::twin::{Twin, World};
 
@@ -387,6 +388,8 @@ impl Runner<'_> {
             cost: TurnCost::default(),
             tape_problem: None,
         };
+        // Words erased during the episode, to redact from its recording afterwards.
+        let erased: Arc<Mutex<Vec<String>>> = Arc::default();
         let setup = || -> Result<_, String> {
             let character = Character::load(&character_name, &episode.world.robot.name)
                 .map_err(|e| e.to_string())?;
@@ -409,7 +412,14 @@ impl Runner<'_> {
             let (agent, store) = if self.memory {
                 let store = TemporaryStore::new(index)?;
                 let memory = Memory::open(&store.path()).map_err(|e| e.to_string())?;
-                let remembering = Remembering::new(memory, MemorySettings::default());
+                let erased = Arc::clone(&erased);
+                let remembering = Remembering::new(memory, MemorySettings::default()).with_eraser(
+                    Arc::new(move |e: &Erased| {
+                        if let Ok(mut texts) = erased.lock() {
+                            texts.extend(e.texts.iter().cloned());
+                        }
+                    }),
+                );
                 (agent.with_memory(remembering), Some(store))
             } else {
                 (agent, None)
@@ -509,7 +519,26 @@ impl Runner<'_> {
                 tape_problem,
             });
         }
+        // The recording is complete once the agent (and its backend) is gone.
+        drop(agent);
+        self.redact_recording(index, &erased);
         out
+    }
+
+    /// An erasure leaves no copy in the recording either (that episode then
+    /// no longer replays exactly: its words are gone).
+    fn redact_recording(&self, index: usize, erased: &Mutex<Vec<String>>) {
+        let texts = erased.lock().map(|t| t.clone()).unwrap_or_default();
+        match &self.tape {
+            Some(tape) if !tape.is_replay() && !texts.is_empty() => {
+                let path = tape.episode_path(index);
+                let forms = crate::memory::redact::copies(&texts);
+                if let Err(e) = crate::memory::redact::redact_file(&path, &forms) {
+                    tracing::warn!(path = %path.display(), error = %e, "cannot redact the recording");
+                }
+            }
+            _ => {}
+        }
     }
 }
 

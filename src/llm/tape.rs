@@ -144,7 +144,8 @@ impl Tape {
         &self.dir
     }
 
-    fn episode_path(&self, episode: usize) -> PathBuf {
+    /// The file of episode `episode` (1-based).
+    pub fn episode_path(&self, episode: usize) -> PathBuf {
         self.dir.join(format!("episode-{episode:05}.jsonl"))
     }
 

@@ -84,6 +84,54 @@ pub fn redact_tree(dir: &Path, extensions: &[&str], texts: &[String]) -> io::Res
     Ok(count)
 }
 
+/// The forms an erased fact takes in the event log besides its own words: the
+/// robot saying it back ("I only drink sugar-free" -> "you only drink
+/// sugar-free") and the understanding stage's `heard` (lower case, words
+/// only: "i only drink sugar free"). Words the robot rephrases otherwise are
+/// not found.
+pub fn copies(texts: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in texts {
+        let said_back = said_back(text);
+        for form in [text.clone(), said_back] {
+            let heard = crate::understanding::normalize::plain_words(&form).join(" ");
+            for f in [form, heard] {
+                if !f.trim().is_empty() && !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first person turned into the second, as the robot says a fact back.
+fn said_back(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            let end = word
+                .find(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+                .unwrap_or(word.len());
+            let (core, rest) = word.split_at(end);
+            let swapped = match core.to_lowercase().replace('’', "'").as_str() {
+                "i" => "you",
+                "i'm" => "you're",
+                "i've" => "you've",
+                "i'll" => "you'll",
+                "i'd" => "you'd",
+                "am" => "are",
+                "me" => "you",
+                "my" => "your",
+                "mine" => "yours",
+                "myself" => "yourself",
+                _ => return word.to_string(),
+            };
+            format!("{swapped}{rest}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
