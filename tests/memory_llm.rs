@@ -20,14 +20,15 @@ use attentive::llm::openai::OpenAiCompatible;
 use attentive::llm::ChatBackend;
 use attentive::twin::World;
 
-/// The cases this model's policy covers (disclosure and erasure need a model
-/// that reasons about who asks; the rules brain's tests cover them).
-const CASES: [&str; 5] = [
+/// The seven cases of issue 23.
+const CASES: [&str; 7] = [
     "preference.toml",
     "last_time.toml",
     "update.toml",
     "abstention.toml",
     "hearsay.toml",
+    "disclosure.toml",
+    "forget_me.toml",
 ];
 
 fn text_of(m: &Value) -> &str {
@@ -97,6 +98,51 @@ fn model(body: &Value) -> Scripted {
             )]);
         }
         return Scripted::tool_calls(&[say(&format!("I will remember that, {speaker}.")), stop]);
+    }
+    // Forgetting: ask first; a yes to that question forgets.
+    let asked_to_forget = messages[..turn_at]
+        .iter()
+        .rev()
+        .take_while(|m| m["role"] != "user" || !text_of(m).contains(" said to "))
+        .any(|m| m["role"] == "tool" && text_of(m).starts_with("Not yet"));
+    if said.contains("forget me") || (said.starts_with("yes") && asked_to_forget) {
+        if !offered("forget") {
+            return Scripted::tool_calls(&[say("I keep nothing about you."), stop]);
+        }
+        if !called("forget") {
+            return Scripted::tool_calls(&[(
+                "forget",
+                json!({"person_name": speaker, "what": "everything"}),
+            )]);
+        }
+        let answer = if results.starts_with("Not yet") {
+            format!("Shall I forget everything I know about you, {speaker}?")
+        } else {
+            format!("Done, {speaker}: I forgot everything about you.")
+        };
+        return Scripted::tool_calls(&[say(&answer), stop]);
+    }
+    // Questions about what is remembered: recall, then say only what it returned.
+    if let Some(about) = said
+        .strip_prefix("what does ")
+        .and_then(|r| r.split_whitespace().next())
+        .or_else(|| said.contains("remember about me").then_some(speaker))
+    {
+        let about = about[..1].to_uppercase() + &about[1..];
+        if offered("recall") && !called("recall") {
+            return Scripted::tool_calls(&[(
+                "recall",
+                json!({"query": "drink", "person_name": about}),
+            )]);
+        }
+        let answer = if results.contains("Withheld") {
+            format!("Please ask {about} yourself.")
+        } else if results.starts_with("I remember nothing") || results.is_empty() {
+            "I remember nothing about that.".to_string()
+        } else {
+            results.clone()
+        };
+        return Scripted::tool_calls(&[say(&answer), stop]);
     }
     // A request: what the block says about the speaker, else what recall found.
     let mine: String = block
@@ -194,6 +240,15 @@ async fn the_llm_path_passes_the_memory_scripts_with_memory_and_fails_them_witho
         tokio::task::spawn_blocking(move || (judged(&s, true), judged(&s, false)))
             .await
             .expect("runs");
+    let rate = |runs: &[(String, Vec<Category>)]| {
+        let all: Vec<&Category> = runs.iter().flat_map(|(_, c)| c).collect();
+        100.0 * all.iter().filter(|c| ***c == Category::Success).count() as f64 / all.len() as f64
+    };
+    eprintln!(
+        "memory scripts through the LLM path: {:.1} % of turns with memory, {:.1} % without",
+        rate(&with),
+        rate(&without)
+    );
     for (case, categories) in &with {
         assert!(
             categories.iter().all(|c| *c == Category::Success),

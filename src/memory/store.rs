@@ -517,12 +517,69 @@ impl Store {
         )
         .context("forgetting a fact")?;
         tx.commit().context("forgetting a fact")?;
+        let texts = super::redact::copies(std::slice::from_ref(&fact.text));
+        self.redact_rows(&texts)?;
         self.scrub()?;
         Ok(Erased {
             facts: 1,
             texts: vec![fact.text],
             ..Erased::default()
         })
+    }
+
+    /// What people asked in episodes and failures may hold an erased fact's
+    /// words ("I only drink sugar-free, so hand me the zero"): redacted there too.
+    fn redact_rows(&mut self, texts: &[String]) -> Result<(), MemoryError> {
+        let redact = |t: &str| super::redact::redact_text(t, texts);
+        let tx = self.conn.transaction().context("redacting episodes")?;
+        let episodes: Vec<(i64, String, String, String)> = {
+            let mut stmt = tx
+                .prepare("SELECT id, asked, done, coalesce(requester, '') FROM episode")
+                .context("redacting episodes")?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .context("redacting episodes")?;
+            rows.collect::<Result<_, _>>()
+                .context("redacting episodes")?
+        };
+        for (id, asked, done, requester) in episodes {
+            let (asked, n) = redact(&asked);
+            if n == 0 {
+                continue;
+            }
+            let done: Vec<String> = serde_json::from_str(&done).unwrap_or_default();
+            tx.execute(
+                "UPDATE episode SET asked = ?2 WHERE id = ?1",
+                params![id, asked],
+            )
+            .context("redacting episodes")?;
+            tx.execute(
+                "UPDATE memory_text SET text = ?3 WHERE kind = 'episode' AND row = ?1 AND person = ?2",
+                params![id, requester, format!("{asked} {}", done.join(" "))],
+            )
+            .context("redacting episodes")?;
+        }
+        let failures: Vec<(i64, String)> = {
+            let mut stmt = tx
+                .prepare("SELECT id, request FROM failure")
+                .context("redacting failures")?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .context("redacting failures")?;
+            rows.collect::<Result<_, _>>()
+                .context("redacting failures")?
+        };
+        for (id, request) in failures {
+            let (request, n) = redact(&request);
+            if n > 0 {
+                tx.execute(
+                    "UPDATE failure SET request = ?2 WHERE id = ?1",
+                    params![id, request],
+                )
+                .context("redacting failures")?;
+            }
+        }
+        tx.commit().context("redacting episodes")
     }
 
     /// Erases a person: their facts (and facts others said about them), the
@@ -744,6 +801,39 @@ mod tests {
                 assert!(!found, "{name} still holds the erased text");
             }
         }
+    }
+
+    #[test]
+    fn forgetting_a_fact_redacts_its_words_in_what_people_asked() {
+        let (dir, mut s) = store();
+        let r = s
+            .remember(&fact(
+                "Daniel",
+                "Daniel",
+                "drink",
+                "I only drink quincejuice",
+                2,
+            ))
+            .unwrap();
+        let episode = Episode {
+            id: 0,
+            at: 3,
+            scene: "softdrinks".into(),
+            present: vec!["Daniel".into()],
+            requester: Some("Daniel".into()),
+            asked: "I only drink quincejuice, so hand me the zero".into(),
+            done: vec!["handed cola_zero_bottle to Daniel".into()],
+            objects: vec!["cola_zero_bottle".into()],
+            outcome: "stop".into(),
+        };
+        s.record_episode(&episode).unwrap();
+        s.forget_fact(r.fact.id).unwrap();
+        let kept = &s.all_episodes().unwrap()[0];
+        assert_eq!(kept.asked, "[erased], so hand me the zero");
+        assert!(s.search("quincejuice", None, 3).unwrap().is_empty());
+        drop(s);
+        let bytes = std::fs::read(dir.path().join("memory.db")).unwrap();
+        assert!(!bytes.windows(11).any(|w| w == b"quincejuice"));
     }
 
     #[test]
