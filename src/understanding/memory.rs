@@ -150,7 +150,14 @@ fn words_after(said: &str, phrase: &str) -> Option<String> {
         }
         at = end;
     }
-    let fact = said[found?..].trim_matches(|c: char| {
+    // Lower-casing can change byte lengths outside ASCII: then the lower-case words.
+    let from = found?;
+    let source = if lower.len() == said.len() && said.is_char_boundary(from) {
+        said
+    } else {
+        lower.as_str()
+    };
+    let fact = source[from..].trim_matches(|c: char| {
         c.is_whitespace() || matches!(c, ',' | ':' | '.' | '!' | '?' | ';' | '-')
     });
     let fact = fact.strip_prefix("that ").unwrap_or(fact).trim();
@@ -172,6 +179,11 @@ mod tests {
             Some("oat milk for me")
         );
         assert_eq!(words_after("Remember.", "remember"), None);
+        // Lower case longer than the text (İ): no slicing inside a character.
+        assert_eq!(
+            words_after("İİ remember that İ like çay", "remember that").as_deref(),
+            Some("i̇ like çay")
+        );
     }
 
     #[test]
