@@ -335,7 +335,8 @@ async fn the_page_reconnects_after_a_restart_and_catches_up_and_fits_a_phone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_the_end_of_speech_the_page_shows_the_robot_looking_at_the_speaker() {
     let dir = tempfile::tempdir().unwrap();
-    let mut audio = vec![0.0f32; 3 * 16_000];
+    // Silence long enough for the browser to load the page first, also on a busy machine.
+    let mut audio = vec![0.0f32; 8 * 16_000];
     audio.extend(speech_support::espeak("Daniel, what time is it?"));
     audio.extend(vec![0.0f32; 2 * 16_000]);
     let wav = dir.path().join("mic.wav");
