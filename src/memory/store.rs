@@ -73,6 +73,19 @@ fn failure_from(row: &Row<'_>) -> rusqlite::Result<Failure> {
     })
 }
 
+/// Runs a query and collects its rows; an error names what it was for.
+fn rows<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    row: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    context: &'static str,
+) -> Result<Vec<T>, MemoryError> {
+    let mut stmt = conn.prepare(sql).context(context)?;
+    let rows = stmt.query_map(params, row).context(context)?;
+    rows.collect::<Result<_, _>>().context(context)
+}
+
 /// A full-text hit: which row, and its rank (lower is better).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextHit {
@@ -188,18 +201,15 @@ impl Store {
 
     /// The people remembered: name, first and last seen, and how many current facts.
     pub fn people(&self) -> Result<Vec<(String, i64, i64, i64)>, MemoryError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT p.name, p.first_seen, p.last_seen,
-                        (SELECT count(*) FROM fact f WHERE f.person_id = p.id AND f.superseded_by IS NULL)
-                 FROM person p ORDER BY p.name",
-            )
-            .context("listing people")?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .context("listing people")?;
-        rows.collect::<Result<_, _>>().context("listing people")
+        rows(
+            &self.conn,
+            "SELECT p.name, p.first_seen, p.last_seen,
+                    (SELECT count(*) FROM fact f WHERE f.person_id = p.id AND f.superseded_by IS NULL)
+             FROM person p ORDER BY p.name",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            "listing people",
+        )
     }
 
     /// The person's name as stored, when known.
@@ -273,11 +283,13 @@ impl Store {
             "SELECT {FACT_COLUMNS} FROM fact f JOIN person p ON p.id = f.person_id
              WHERE f.person_id = ?1 AND f.topic = ?2 AND f.superseded_by IS NULL"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading facts")?;
-        let rows = stmt
-            .query_map(params![person_id, topic], fact_from)
-            .context("reading facts")?;
-        rows.collect::<Result<_, _>>().context("reading facts")
+        rows(
+            &self.conn,
+            &sql,
+            params![person_id, topic],
+            fact_from,
+            "reading facts",
+        )
     }
 
     /// One fact by id.
@@ -298,11 +310,13 @@ impl Store {
              WHERE p.name = ?1 AND (?2 OR f.superseded_by IS NULL)
              ORDER BY f.at DESC, f.id DESC"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading facts")?;
-        let rows = stmt
-            .query_map(params![name, with_superseded], fact_from)
-            .context("reading facts")?;
-        rows.collect::<Result<_, _>>().context("reading facts")
+        rows(
+            &self.conn,
+            &sql,
+            params![name, with_superseded],
+            fact_from,
+            "reading facts",
+        )
     }
 
     /// Every fact, for inspection.
@@ -310,9 +324,7 @@ impl Store {
         let sql = format!(
             "SELECT {FACT_COLUMNS} FROM fact f JOIN person p ON p.id = f.person_id ORDER BY f.id"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading facts")?;
-        let rows = stmt.query_map([], fact_from).context("reading facts")?;
-        rows.collect::<Result<_, _>>().context("reading facts")
+        rows(&self.conn, &sql, [], fact_from, "reading facts")
     }
 
     /// Stores an episode; returns its id.
@@ -354,21 +366,19 @@ impl Store {
             "SELECT {EPISODE_COLUMNS} FROM episode WHERE requester = ?1 COLLATE NOCASE
              ORDER BY at DESC, id DESC LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading episodes")?;
-        let rows = stmt
-            .query_map(params![name, limit as i64], episode_from)
-            .context("reading episodes")?;
-        rows.collect::<Result<_, _>>().context("reading episodes")
+        rows(
+            &self.conn,
+            &sql,
+            params![name, limit as i64],
+            episode_from,
+            "reading episodes",
+        )
     }
 
     /// Every episode, oldest first.
     pub fn all_episodes(&self) -> Result<Vec<Episode>, MemoryError> {
         let sql = format!("SELECT {EPISODE_COLUMNS} FROM episode ORDER BY id");
-        let mut stmt = self.conn.prepare(&sql).context("reading episodes")?;
-        let rows = stmt
-            .query_map([], episode_from)
-            .context("reading episodes")?;
-        rows.collect::<Result<_, _>>().context("reading episodes")
+        rows(&self.conn, &sql, [], episode_from, "reading episodes")
     }
 
     /// Full-text search over facts and episodes (bm25), optionally about one person.
@@ -381,23 +391,20 @@ impl Store {
         let Some(expr) = match_expression(query) else {
             return Ok(Vec::new());
         };
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT kind, row FROM memory_text
-                 WHERE memory_text MATCH ?1 AND (?2 IS NULL OR person = ?2 COLLATE NOCASE)
-                 ORDER BY rank LIMIT ?3",
-            )
-            .context("searching memory")?;
-        let rows = stmt
-            .query_map(params![expr, person, limit as i64], |r| {
+        rows(
+            &self.conn,
+            "SELECT kind, row FROM memory_text
+             WHERE memory_text MATCH ?1 AND (?2 IS NULL OR person = ?2 COLLATE NOCASE)
+             ORDER BY rank LIMIT ?3",
+            params![expr, person, limit as i64],
+            |r| {
                 Ok(TextHit {
                     kind: r.get(0)?,
                     row: r.get(1)?,
                 })
-            })
-            .context("searching memory")?;
-        rows.collect::<Result<_, _>>().context("searching memory")
+            },
+            "searching memory",
+        )
     }
 
     /// One episode by id.
@@ -446,11 +453,13 @@ impl Store {
             "SELECT {FAILURE_COLUMNS} FROM failure
              WHERE tool = ?1 AND cause = ?2 AND object_kind = ?3 ORDER BY at DESC, id DESC"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading failures")?;
-        let rows = stmt
-            .query_map(params![tool, cause, object_kind], failure_from)
-            .context("reading failures")?;
-        rows.collect::<Result<_, _>>().context("reading failures")
+        rows(
+            &self.conn,
+            &sql,
+            params![tool, cause, object_kind],
+            failure_from,
+            "reading failures",
+        )
     }
 
     /// Past failures of a tool on a kind of object, any cause, newest first.
@@ -459,21 +468,19 @@ impl Store {
             "SELECT {FAILURE_COLUMNS} FROM failure WHERE tool = ?1 AND object_kind = ?2
              ORDER BY at DESC, id DESC"
         );
-        let mut stmt = self.conn.prepare(&sql).context("reading failures")?;
-        let rows = stmt
-            .query_map(params![tool, object_kind], failure_from)
-            .context("reading failures")?;
-        rows.collect::<Result<_, _>>().context("reading failures")
+        rows(
+            &self.conn,
+            &sql,
+            params![tool, object_kind],
+            failure_from,
+            "reading failures",
+        )
     }
 
     /// Every failure, oldest first.
     pub fn all_failures(&self) -> Result<Vec<Failure>, MemoryError> {
         let sql = format!("SELECT {FAILURE_COLUMNS} FROM failure ORDER BY id");
-        let mut stmt = self.conn.prepare(&sql).context("reading failures")?;
-        let rows = stmt
-            .query_map([], failure_from)
-            .context("reading failures")?;
-        rows.collect::<Result<_, _>>().context("reading failures")
+        rows(&self.conn, &sql, [], failure_from, "reading failures")
     }
 
     /// Records what resolved a failure (the first fix found is kept).
@@ -532,16 +539,13 @@ impl Store {
     fn redact_rows(&mut self, texts: &[String]) -> Result<(), MemoryError> {
         let redact = |t: &str| super::redact::redact_text(t, texts);
         let tx = self.conn.transaction().context("redacting episodes")?;
-        let episodes: Vec<(i64, String, String, String)> = {
-            let mut stmt = tx
-                .prepare("SELECT id, asked, done, coalesce(requester, '') FROM episode")
-                .context("redacting episodes")?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                .context("redacting episodes")?;
-            rows.collect::<Result<_, _>>()
-                .context("redacting episodes")?
-        };
+        let episodes: Vec<(i64, String, String, String)> = rows(
+            &tx,
+            "SELECT id, asked, done, coalesce(requester, '') FROM episode",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            "redacting episodes",
+        )?;
         for (id, asked, done, requester) in episodes {
             let (asked, n) = redact(&asked);
             if n == 0 {
@@ -559,16 +563,13 @@ impl Store {
             )
             .context("redacting episodes")?;
         }
-        let failures: Vec<(i64, String)> = {
-            let mut stmt = tx
-                .prepare("SELECT id, request FROM failure")
-                .context("redacting failures")?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .context("redacting failures")?;
-            rows.collect::<Result<_, _>>()
-                .context("redacting failures")?
-        };
+        let failures: Vec<(i64, String)> = rows(
+            &tx,
+            "SELECT id, request FROM failure",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+            "redacting failures",
+        )?;
         for (id, request) in failures {
             let (request, n) = redact(&request);
             if n > 0 {

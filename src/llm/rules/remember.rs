@@ -25,24 +25,30 @@ struct Preference {
     filter: Option<String>,
 }
 
+/// Whom a memory act is about.
+fn about(s: &Situation<'_>) -> Option<String> {
+    s.reading.slots.person.as_ref().and_then(|p| p.name.clone())
+}
+
 impl RulesBrain {
+    /// Memory acts are for the robot; with memory off it says so.
+    /// `Some` is then the turn's answer.
+    fn unavailable(&self, s: &Situation<'_>, memory_off: &str) -> Option<Calls> {
+        if !s.robot_addressed {
+            return Some(None);
+        }
+        (!s.memory_on).then(|| self.say(s, memory_off.into()))
+    }
+
     /// "Remember that ...": keep it, then say what was kept.
     pub(super) fn remember(&self, s: &Situation<'_>) -> Calls {
-        if !s.robot_addressed {
-            return None;
+        if let Some(calls) = self.unavailable(
+            s,
+            "My memory is switched off here, so I keep nothing between sessions.",
+        ) {
+            return calls;
         }
-        if !s.memory_on {
-            return self.say(
-                s,
-                "My memory is switched off here, so I keep nothing between sessions.".into(),
-            );
-        }
-        let about = s
-            .reading
-            .slots
-            .person
-            .as_ref()
-            .and_then(|p| p.name.clone())?;
+        let about = about(s)?;
         let fact = s.reading.slots.fact.clone()?;
         let Some(done) = s.dialogue.find("remember") else {
             let topic = self.topic_of(&fact);
@@ -64,14 +70,10 @@ impl RulesBrain {
 
     /// "Forget that" / "forget me" (everything only after a yes).
     pub(super) fn forget(&self, s: &Situation<'_>, what: &str) -> Calls {
-        if !s.robot_addressed {
-            return None;
-        }
-        if !s.memory_on {
-            return self.say(
-                s,
-                "My memory is switched off, so I keep nothing about you.".into(),
-            );
+        if let Some(calls) =
+            self.unavailable(s, "My memory is switched off, so I keep nothing about you.")
+        {
+            return calls;
         }
         let sender = s.sender.clone()?;
         let Some(done) = s.dialogue.find("forget") else {
@@ -113,21 +115,13 @@ impl RulesBrain {
 
     /// "What do you remember about me?" — to the person it is about only.
     pub(super) fn ask_memory(&self, s: &Situation<'_>) -> Calls {
-        if !s.robot_addressed {
-            return None;
+        if let Some(calls) = self.unavailable(
+            s,
+            "My memory is switched off, so I know nothing from earlier sessions.",
+        ) {
+            return calls;
         }
-        if !s.memory_on {
-            return self.say(
-                s,
-                "My memory is switched off, so I know nothing from earlier sessions.".into(),
-            );
-        }
-        let about = s
-            .reading
-            .slots
-            .person
-            .as_ref()
-            .and_then(|p| p.name.clone())?;
+        let about = about(s)?;
         let Some(done) = s.dialogue.find("recall") else {
             return Some(vec![call(
                 "recall",
