@@ -4,6 +4,7 @@
 //! on interrupt, and checks the measured joints against the plan afterwards.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,8 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::Event;
-use crate::twin::actions::simulate::Effect;
-use crate::twin::actions::{apply_effect, Execution, Executor, Plan};
+use crate::twin::actions::playback::{self, Actuators};
+use crate::twin::actions::{Execution, Executor, Plan};
 use crate::twin::kinematics::{Joints, Motion, Side, DOF};
 use crate::twin::{ObjectId, Twin, World};
 
@@ -512,58 +513,6 @@ impl RobotBridge {
             .await
             .map_err(|e| format!("the head did not turn: {e}"))
     }
-
-    async fn run_plan(
-        &self,
-        twin: &mut Twin,
-        plan: &Plan,
-        cancel: &CancellationToken,
-    ) -> Result<(), String> {
-        for step in &plan.steps {
-            if let Some((pan, tilt)) = step.sim.head {
-                self.run_head(pan, tilt, cancel).await?;
-            }
-            let arm = step.variant.arm;
-            let count = step.sim.motions.len();
-            for (i, motion) in step.sim.motions.iter().enumerate() {
-                let last = i + 1 == count;
-                if let (Effect::Released { object, .. } | Effect::Given { object, .. }, true) =
-                    (step.sim.effect, last && count > 1)
-                {
-                    // Let go at the put or hand-over point, before the retreat.
-                    let name = twin.world.object(object).name.clone();
-                    self.run_gripper(arm, false, &name, cancel).await?;
-                    apply_effect(&mut twin.world, &step.sim.effect)?;
-                }
-                self.run_motion(twin, motion, cancel).await?;
-                // Close on the object once the hand is at it: after the reach, before the
-                // lift (a joint-space way to the approach pose may come first).
-                if let (Effect::Grasped { object, arm, .. }, true) =
-                    (step.sim.effect, i + 2 == count)
-                {
-                    let name = twin.world.object(object).name.clone();
-                    self.run_gripper(arm, true, &name, cancel).await?;
-                    apply_effect(&mut twin.world, &step.sim.effect)?;
-                }
-            }
-            match step.sim.effect {
-                Effect::Grasped { .. } if count > 1 => {}
-                Effect::Released { .. } | Effect::Given { .. } if count > 1 => {}
-                Effect::Grasped { object, arm, .. } => {
-                    let name = twin.world.object(object).name.clone();
-                    self.run_gripper(arm, true, &name, cancel).await?;
-                    apply_effect(&mut twin.world, &step.sim.effect)?;
-                }
-                Effect::Released { object, .. } | Effect::Given { object, .. } => {
-                    let name = twin.world.object(object).name.clone();
-                    self.run_gripper(arm, false, &name, cancel).await?;
-                    apply_effect(&mut twin.world, &step.sim.effect)?;
-                }
-                effect => apply_effect(&mut twin.world, &effect)?,
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The joint that differs most, and by how much (rad).
@@ -571,6 +520,37 @@ fn largest_difference(a: &Joints, b: &Joints) -> Option<(usize, f32)> {
     (0..DOF)
         .map(|i| (i, (a[i] - b[i]).abs()))
         .max_by(|x, y| x.1.total_cmp(&y.1))
+}
+
+impl Actuators for RobotBridge {
+    fn head<'a>(
+        &'a self,
+        pan: f32,
+        tilt: f32,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = Result<(), String>> + Send + 'a {
+        self.run_head(pan, tilt, cancel)
+    }
+
+    fn motion<'a>(
+        &'a self,
+        twin: &'a mut Twin,
+        motion: &'a Motion,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = Result<(), String>> + Send + 'a {
+        self.run_motion(twin, motion, cancel)
+    }
+
+    fn gripper<'a>(
+        &'a self,
+        _twin: &'a mut Twin,
+        side: Side,
+        close: bool,
+        object: &'a str,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = Result<(), String>> + Send + 'a {
+        self.run_gripper(side, close, object, cancel)
+    }
 }
 
 impl Executor for RobotBridge {
@@ -632,6 +612,6 @@ impl Executor for RobotBridge {
         plan: &'a Plan,
         cancel: &'a CancellationToken,
     ) -> Execution<'a> {
-        Box::pin(self.run_plan(twin, plan, cancel))
+        Box::pin(playback::play(&*self, twin, plan, cancel))
     }
 }

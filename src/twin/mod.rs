@@ -29,6 +29,9 @@ pub struct Twin {
     /// The arm to try first for the next action's grasp (learned from the real
     /// robot's failures); when it finds no plan, every arm is tried as usual.
     pub preferred_arm: Option<kinematics::Side>,
+    /// The object in the robot's hand and how it is held, when an action
+    /// stopped before letting go of it; the next plan starts from there.
+    pub holding: Option<actions::simulate::Holding>,
 }
 
 impl Twin {
@@ -53,6 +56,7 @@ impl Twin {
             robot,
             joints,
             preferred_arm: None,
+            holding: None,
         }
     }
 
@@ -75,6 +79,7 @@ impl Twin {
     /// Back to the state the twin was loaded in (arms at home).
     pub fn reset(&mut self) {
         self.world = self.initial.clone();
+        self.holding = None;
         if let Ok(r) = &self.robot {
             self.joints = [
                 r.home(kinematics::Side::Left),

@@ -8,8 +8,10 @@
 //! over the whole sequence (see [`search::COST_FORMULA`]).
 
 pub mod feedback;
+pub mod playback;
 pub mod search;
 pub mod simulate;
+mod stopped;
 pub mod variants;
 pub mod verify;
 
@@ -110,6 +112,7 @@ impl SimulationExecutor {
             apply_effect(&mut twin.world, &s.sim.effect)?;
         }
         twin.joints = plan.end.joints;
+        twin.holding = plan.end.holding;
         Ok(())
     }
 }
@@ -171,17 +174,18 @@ pub fn plan(
             json!({"error": "robot"}),
         )
     })?;
-    if let Err(text) = preconditions(&twin.world, robot, &request) {
+    let held = held_for(twin, &request);
+    if let Err(text) = preconditions(&twin.world, robot, &request, held.map(|h| h.object)) {
         return Err(failed(
             text,
             json!({"error": "precondition", "cost_formula": COST_FORMULA}),
         ));
     }
-    let steps = composite(&twin.world, &request);
+    let steps = from_hand(composite(&twin.world, &request), held);
     let start = PlanState {
         world: twin.world.clone(),
         joints: twin.joints,
-        holding: None,
+        holding: held,
     };
     let t0 = Instant::now();
     let mut outcome = match preferring(twin.preferred_arm, &steps) {
@@ -190,12 +194,7 @@ pub fn plan(
             if preferred.plan.is_ok() {
                 preferred
             } else {
-                search(
-                    robot,
-                    start.clone(),
-                    &composite(&twin.world, &request),
-                    BEAM,
-                )
+                search(robot, start.clone(), &steps, BEAM)
             }
         }
         None => search(robot, start.clone(), &steps, BEAM),
@@ -206,6 +205,35 @@ pub fn plan(
         }
     }
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// What the robot still holds from a stopped action, when this request is
+/// about that object (the plan then starts with it in the hand).
+fn held_for(twin: &Twin, request: &ActionRequest) -> Option<simulate::Holding> {
+    let held = twin.holding?;
+    let in_hand = matches!(
+        twin.world.object(held.object).placement,
+        Placement::InGripper { .. }
+    );
+    let about = match *request {
+        ActionRequest::HandOver { object, .. }
+        | ActionRequest::MoveTo { object, .. }
+        | ActionRequest::MoveAway { object, .. } => object,
+        ActionRequest::Pour { source, .. } => source,
+        ActionRequest::PointAt(_) | ActionRequest::Gaze(_) => return None,
+    };
+    (in_hand && about == held.object).then_some(held)
+}
+
+/// The steps without taking the object that is already in the hand.
+fn from_hand(steps: Vec<Elementary>, held: Option<simulate::Holding>) -> Vec<Elementary> {
+    let Some(held) = held else {
+        return steps;
+    };
+    steps
+        .into_iter()
+        .filter(|s| !matches!(s, Elementary::Get { object, .. } if *object == held.object))
+        .collect()
 }
 
 /// The steps with their first grasp made by `arm`, when a preference is set
@@ -311,9 +339,27 @@ pub async fn execute_on(
         Ok(p) => p,
         Err(report) => return report,
     };
+    let before = twin.world.clone();
     if let Err(e) = executor.run(twin, &prepared.plan, cancel).await {
         prepared.facts["executed"] = false.into();
-        return failed(format!("Execution failed: {e}"), prepared.facts);
+        let Some(part) = e.strip_prefix("interrupted: ") else {
+            return failed(format!("Execution failed: {e}"), prepared.facts);
+        };
+        prepared.facts["interrupted"] = true.into();
+        let done = verify::check(&twin.world, &request, prepared.liquid.as_deref()).is_ok();
+        let text = if done {
+            let report = conclude(twin, request, prepared);
+            return ActionReport {
+                text: format!("{} Then I was interrupted: {part}.", report.text),
+                ..report
+            };
+        } else {
+            format!(
+                "Interrupted: {} ({part}).",
+                stopped::where_stopped(twin, &before, &request)
+            )
+        };
+        return failed(text, prepared.facts);
     }
     conclude(twin, request, prepared)
 }
@@ -578,9 +624,17 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
 }
 
 /// Why the action cannot even be tried, as one sentence; checked before planning.
-pub fn preconditions(world: &World, robot: &Robot, request: &ActionRequest) -> Result<(), String> {
+pub fn preconditions(
+    world: &World,
+    robot: &Robot,
+    request: &ActionRequest,
+    in_hand: Option<ObjectId>,
+) -> Result<(), String> {
     let name = |o: ObjectId| world.object(o).name.clone();
     let takeable = |o: ObjectId| -> Result<(), String> {
+        if in_hand == Some(o) {
+            return Ok(());
+        }
         if let Some(reason) = ungraspable_reason(world, robot, o) {
             return Err(reason);
         }

@@ -183,6 +183,24 @@ impl Motion {
     pub fn final_joints(&self) -> Joints {
         self.samples.last().map_or([0.0; DOF], |s| s.q)
     }
+
+    /// Joints at time `t` (s), linear between samples; the ends outside.
+    pub fn joints_at(&self, t: f32) -> Joints {
+        let Some(first) = self.samples.first() else {
+            return [0.0; DOF];
+        };
+        let after = self.samples.partition_point(|s| s.t <= t);
+        if after == 0 {
+            return first.q;
+        }
+        let a = &self.samples[after - 1];
+        let Some(b) = self.samples.get(after) else {
+            return a.q;
+        };
+        let span = (b.t - a.t).max(f32::EPSILON);
+        let f = ((t - a.t) / span).clamp(0.0, 1.0);
+        std::array::from_fn(|i| a.q[i] + f * (b.q[i] - a.q[i]))
+    }
 }
 
 /// Why a motion is infeasible.
