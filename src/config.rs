@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::twin::actions::playback::Pace;
+
 /// Base URL used when `llm.base_url` is unset but a key is present.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -271,15 +273,59 @@ pub struct SimSettings {
     pub character: String,
     /// Brain (`llm`, `rules`, `scripted`); `None` = choose automatically.
     pub brain: Option<String>,
+    /// Wall seconds per planned second when the simulated robot moves (`run`
+    /// and the REPL; 1 = as planned, 0 = at once). `eval` always runs at once.
+    pub time_scale: f64,
+    /// How often the simulated joints advance (Hz).
+    pub rate_hz: f64,
+    /// A simulated hand closing or opening (planned seconds).
+    pub gripper_s: f64,
+    /// A simulated head turn (planned seconds).
+    pub head_s: f64,
 }
 
 impl Default for SimSettings {
     fn default() -> Self {
+        let pace = Pace::default();
         SimSettings {
             scene: "softdrinks".into(),
             character: "full".into(),
             brain: None,
+            time_scale: pace.time_scale,
+            rate_hz: pace.rate_hz,
+            gripper_s: pace.gripper_s,
+            head_s: pace.head_s,
         }
+    }
+}
+
+impl SimSettings {
+    /// The simulated robot's timing.
+    pub fn pace(&self) -> Pace {
+        Pace {
+            time_scale: self.time_scale,
+            rate_hz: self.rate_hz,
+            gripper_s: self.gripper_s,
+            head_s: self.head_s,
+        }
+    }
+
+    /// Checks the timing; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let seconds = [
+            ("time_scale", self.time_scale),
+            ("gripper_s", self.gripper_s),
+            ("head_s", self.head_s),
+        ];
+        for (key, value) in seconds {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(format!("sim.{key} must be a number of seconds, 0 or more"));
+            }
+        }
+        if !(self.rate_hz.is_finite() && (1.0..=1000.0).contains(&self.rate_hz)) {
+            return Err("sim.rate_hz must be between 1 and 1000".into());
+        }
+        Ok(())
     }
 }
 
@@ -416,6 +462,7 @@ impl Settings {
             return Err("agent.turn_timeout_s must be a positive number of seconds".into());
         }
         self.voice.validate()?;
+        self.sim.validate()?;
         self.daemon.validate()
     }
 

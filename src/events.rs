@@ -79,6 +79,40 @@ pub enum Event {
         objects: BTreeMap<String, ObjectState>,
         persons: BTreeMap<String, PersonState>,
     },
+    /// Where the robot's parts are while they move: live only (SSE), at most
+    /// `daemon.joints_hz` per second, never written to the event log.
+    Joints {
+        /// Both arms: joints and the twin's link frames.
+        arms: Vec<ArmPose>,
+        /// How closed each hand is (0 open, 1 closed), by side.
+        grippers: BTreeMap<String, f32>,
+        /// The object in a hand and its base centre.
+        carried: Option<Carried>,
+        /// Whether a part is moving.
+        moving: bool,
+        /// The planned path of the moving hand (world, metres); empty at rest.
+        path: Vec<[f32; 3]>,
+    },
+}
+
+/// One arm in a `joints` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArmPose {
+    /// `left` or `right`.
+    pub side: String,
+    /// Joint angles (rad), the twin's convention.
+    pub q: Vec<f32>,
+    /// The link frames' origins in world (metres), base to hand.
+    pub frames: Vec<[f32; 3]>,
+}
+
+/// The carried object in a `joints` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Carried {
+    /// Its name.
+    pub object: String,
+    /// Its base centre in world (metres).
+    pub position: [f32; 3],
 }
 
 /// An object in a `state` event.

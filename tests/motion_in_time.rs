@@ -103,13 +103,18 @@ async fn after_a_stop_the_next_plan_starts_from_there_and_succeeds() {
 
     // "Go on": the same request plans from the stopped arm, without taking the glass again.
     let plan = planned(&twin, request);
-    assert_ne!(
+    assert_eq!(
         plan.steps[0].step.name(),
-        "get",
+        "lift",
         "the glass is already in the hand"
     );
-    let side = plan.steps[0].sim.motions[0].side as usize;
-    let start = plan.steps[0].sim.motions[0].samples[0].q;
+    let first = plan
+        .steps
+        .iter()
+        .find_map(|s| s.sim.motions.first())
+        .expect("a motion");
+    let side = first.side as usize;
+    let start = first.samples[0].q;
     assert!(largest_difference(&start, &stopped[side]) < 1e-4);
 
     let again = execute_on(&mut twin, request, &mut robot, &CancellationToken::new()).await;
@@ -233,4 +238,40 @@ async fn watchers_see_the_arm_move_and_its_path() {
         .count();
     assert!(distinct > 10, "the joints change between updates");
     assert!(!updates.last().expect("updates").moving);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stop_during_the_lift_goes_on_from_the_low_hand() {
+    let mut twin = softdrinks();
+    let request = hand_over(&twin, "red_glass", "Felix");
+    let pace = Pace::default();
+    let plan = planned(&twin, request);
+    let get = &plan.steps[0];
+    assert_eq!(get.step.name(), "get");
+    let reach: f64 = get.sim.motions[..get.sim.motions.len() - 1]
+        .iter()
+        .map(|m| f64::from(m.duration_s))
+        .sum();
+    let head = if get.sim.head.is_some() {
+        pace.head_s
+    } else {
+        0.0
+    };
+    // A tenth of a second into the lift: the glass barely above the table.
+    let mut robot = SimulatedRobot::new(pace);
+    let cancel = stop_after(head + reach + pace.gripper_s + 0.1);
+    let report = execute_on(&mut twin, request, &mut robot, &cancel).await;
+    assert!(
+        report
+            .text
+            .starts_with("Interrupted: I stopped with red_glass"),
+        "{}",
+        report.text
+    );
+    let red = twin.world.object_named("red_glass").expect("red_glass");
+    assert!(twin.world.object_base(red).z < twin.world.table.height + 0.1);
+
+    let again = execute_on(&mut twin, request, &mut robot, &CancellationToken::new()).await;
+    assert!(again.ok, "{}", again.text);
+    assert_eq!(twin.world.holder(red), twin.world.person_named("Felix"));
 }

@@ -67,7 +67,9 @@ async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
         "goog:chromeOptions".into(),
         json!({
             "binary": "/usr/bin/chromium",
+            // SwiftShader's software WebGL for the 3D view (headless, no GPU).
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--enable-unsafe-swiftshader",
                      format!("--window-size={width},{height}")]
         }),
     );
@@ -490,5 +492,161 @@ async fn the_page_shows_who_was_heard_and_how_and_corrects_the_speaker_with_one_
         .await
         .contains("held by Felix"));
     screenshot(&client, "page-speaker-corrected.png").await;
+    client.close().await.unwrap();
+}
+
+/// Installs `window.grab()`: the 3D canvas's pixels, kept by the page for comparing.
+const GRAB: &str = r#"
+window.grab = () => {
+  const c = document.getElementById('view3d-canvas');
+  const t = document.createElement('canvas');
+  t.width = c.width; t.height = c.height;
+  const g = t.getContext('2d');
+  g.drawImage(c, 0, 0);
+  return g.getImageData(0, 0, t.width, t.height).data;
+};
+window.frames3d = [];
+window.keep = () => { window.frames3d.push(window.grab()); return window.frames3d.length - 1; };
+window.colours = (i) => {
+  const d = window.frames3d[i], seen = new Set();
+  for (let p = 0; p < d.length; p += 4 * 7) seen.add((d[p] >> 4) << 8 | (d[p + 1] >> 4) << 4 | (d[p + 2] >> 4));
+  return seen.size;
+};
+window.changed = (a, b) => {
+  const x = window.frames3d[a], y = window.frames3d[b];
+  let n = 0;
+  for (let p = 0; p < x.length; p += 4) if (Math.abs(x[p] - y[p]) + Math.abs(x[p + 1] - y[p + 1]) + Math.abs(x[p + 2] - y[p + 2]) > 24) n++;
+  return n;
+};
+"#;
+
+async fn click(client: &Client, css: &str) {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+}
+
+async fn js_u64(client: &Client, script: &str) -> u64 {
+    client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("{script}: {e}"))
+        .as_u64()
+        .unwrap_or_else(|| panic!("{script} gave no number"))
+}
+
+/// CPU seconds (user + system) the process has used.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("proc stat");
+    let after = stat.rsplit(')').next().expect("stat fields");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    ticks / 100.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_3d_view_renders_the_arm_moves_in_it_and_the_stop_button_halts_it() {
+    let state = tempfile::tempdir().unwrap();
+    // Twice as slow as planned, so that the stop lands while the glass is carried.
+    let daemon = Daemon::start(
+        &["--no-audio", "--brain", "rules"],
+        &[("ATTENTIVE_SIM__TIME_SCALE", "2.0")],
+        state.path(),
+    );
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 900).await;
+    client.goto(&daemon.url("/")).await.expect("open the page");
+    wait_count(&client, "#table [data-person]", 2).await;
+    click(&client, "#view-3d").await;
+    wait_count(&client, "#view3d[data-ready=true]", 1).await;
+    client.execute(GRAB, vec![]).await.expect("install grab");
+    let first = js_u64(&client, "return window.keep()").await;
+    let colours = js_u64(&client, &format!("return window.colours({first})")).await;
+    assert!(colours >= 8, "the 3D view is blank: {colours} colours");
+    screenshot(&client, "page-3d-at-rest.png").await;
+
+    // Idle: the daemon's CPU with this page open and nothing moving.
+    let pid = daemon.child.id();
+    let before = cpu_seconds(pid);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    eprintln!(
+        "figure: daemon idle CPU with the 3D page open: {:.2} % of one core",
+        (cpu_seconds(pid) - before) / 5.0 * 100.0
+    );
+
+    daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to Daniel: Daniel, please hand me the red glass."}),
+        )
+        .await;
+    wait_count(&client, "#conversation li[data-type=speech]", 1).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let moving_a = js_u64(&client, "return window.keep()").await;
+    // The page's frame rate while the arm moves: animation frames and WebGL renders over 5 s.
+    client
+        .execute(
+            "window.rafs = 0; window.renders0 = window.view3dStats.frames; (function tick() { window.rafs++; requestAnimationFrame(tick); })(); return 0;",
+            vec![],
+        )
+        .await
+        .expect("count frames");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let rafs = js_u64(&client, "return window.rafs").await;
+    let renders = js_u64(
+        &client,
+        "return window.view3dStats.frames - window.renders0",
+    )
+    .await;
+    eprintln!(
+        "figure: page while animating: {:.1} animation frames/s, {:.1} WebGL renders/s (headless, SwiftShader)",
+        rafs as f64 / 5.0,
+        renders as f64 / 5.0
+    );
+    let moving_b = js_u64(&client, "return window.keep()").await;
+    let changed = js_u64(
+        &client,
+        &format!("return window.changed({moving_a}, {moving_b})"),
+    )
+    .await;
+    assert!(
+        changed > 200,
+        "the arm did not move in the 3D view: {changed} pixels changed"
+    );
+    assert!(renders >= 10, "{renders} WebGL renders while the arm moved");
+    screenshot(&client, "page-3d-moving.png").await;
+
+    // Stop on the page: the arm halts where it is.
+    click(&client, "#stop").await;
+    let log = daemon
+        .wait_for("the interrupted hand-over", |l| {
+            l.iter().any(|e| e["type"] == "action")
+        })
+        .await;
+    let action = log.iter().find(|e| e["type"] == "action").unwrap();
+    assert_eq!(action["ok"], false, "{action}");
+    assert!(
+        action["detail"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("Interrupted: I stopped with red_glass"),
+        "{action}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let halted_a = js_u64(&client, "return window.keep()").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let halted_b = js_u64(&client, "return window.keep()").await;
+    let changed = js_u64(
+        &client,
+        &format!("return window.changed({halted_a}, {halted_b})"),
+    )
+    .await;
+    assert_eq!(changed, 0, "the arm kept moving after the stop");
+    screenshot(&client, "page-3d-stopped.png").await;
     client.close().await.unwrap();
 }

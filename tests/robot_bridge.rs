@@ -281,10 +281,16 @@ async fn an_interrupt_cancels_the_goal_and_the_arm_stays_where_it_stopped() {
     let mut rig = rig().await;
     let cancel = CancellationToken::new();
     let (mock, stop) = (rig.mock.clone(), cancel.clone());
-    tokio::spawn(async move {
+    let halted = tokio::spawn(async move {
         mock.goal_arrived().await;
         tokio::time::sleep(Duration::from_millis(100)).await;
+        let asked = std::time::Instant::now();
         stop.cancel();
+        // The figure of the closing note: stop -> the mock robot's arm halted.
+        while mock.moving() && asked.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        asked.elapsed()
     });
     let outcome = tools::call_acting(
         &mut rig.twin,
@@ -295,8 +301,17 @@ async fn an_interrupt_cancels_the_goal_and_the_arm_stays_where_it_stopped() {
     )
     .await;
     assert!(!outcome.ok);
-    assert!(outcome.text.contains("interrupted"), "{}", outcome.text);
+    assert!(
+        outcome.text.starts_with("Interrupted: "),
+        "{}",
+        outcome.text
+    );
     assert!(!rig.mock.moving(), "the goal was cancelled on the robot");
+    let halted = halted.await.expect("the stop task");
+    eprintln!(
+        "figure: stop -> arm halted (mock robot through rosbridge): {} ms",
+        halted.as_millis()
+    );
     let arm = if outcome.text.contains("left arm") {
         "left"
     } else {

@@ -15,6 +15,7 @@ use attentive::events::Event;
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::llm::{ChatBackend, OpenAiCompatible};
+use attentive::twin::actions::playback::SimulatedRobot;
 use attentive::twin::Twin;
 use attentive::understanding::Understanding;
 
@@ -137,6 +138,8 @@ impl EventSink for Printer {
                 }
                 lines.join("\n")
             }
+            // Motion is for the page; the terminal shows the action's outcome.
+            Event::Joints { .. } => return,
         };
         println!("{line}");
     }
@@ -219,7 +222,9 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         settings.agent_settings(),
         settings.guards.clone(),
     )
-    .with_shipped_understanding();
+    .with_shipped_understanding()
+    // The arms move in time, as beside a robot (`sim.time_scale`; 0 = at once).
+    .with_executor(Box::new(SimulatedRobot::new(settings.sim.pace())));
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }

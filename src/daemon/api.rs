@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{oneshot, watch};
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
-use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::wrappers::{BroadcastStream, WatchStream};
 use tokio_util::sync::CancellationToken;
 
 use super::intake::{Intake, InterruptKind};
@@ -47,6 +47,8 @@ pub struct ApiState {
     pub shutdown: CancellationToken,
     /// What the robot remembers, or why memory is off (the memory routes answer 409 with it).
     pub memory: Result<MemoryService, Arc<str>>,
+    /// Where three.js is installed (`daemon.three_dir`).
+    pub three_dir: Arc<std::path::Path>,
 }
 
 /// An error answered as `{"error": "..."}`.
@@ -115,13 +117,23 @@ pub fn router(state: ApiState, max_body: usize) -> Router {
         )
         .route("/api/memory/facts/{id}", delete(delete_fact))
         .route("/", get(crate::web::index))
-        .route("/app.js", get(crate::web::script))
-        .route("/style.css", get(crate::web::style))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(max_body, refuse_large))
         .layer(middleware::from_fn_with_state(state.clone(), authorize));
-    api.with_state(state)
+    // The page's scripts and styles hold nothing secret, and a browser cannot
+    // add the bearer token to a <script> tag: they are served to anyone.
+    let assets = Router::new()
+        .route("/app.js", get(crate::web::script))
+        .route("/view3d.js", get(crate::web::view3d))
+        .route("/style.css", get(crate::web::style))
+        .route("/vendor/three/{file}", get(three));
+    api.merge(assets).with_state(state)
+}
+
+/// `GET /vendor/three/{file}`: three.js from where the system installed it.
+async fn three(State(state): State<ApiState>, Path(file): Path<String>) -> Response {
+    crate::web::three(&state.three_dir, &file).await
 }
 
 async fn not_found() -> ApiError {
@@ -488,8 +500,18 @@ async fn events(
             };
             std::future::ready(out)
         });
-    let stream = backlog
+    // Motion (live only) rides along until the logged stream ends, so that a
+    // lagging subscriber is still closed and reconnects.
+    let motion = WatchStream::from_changes(bus.subscribe_latest()).filter_map(|line| {
+        std::future::ready(line.map(|l| Some(Ok(SseEvent::default().data(&*l)))))
+    });
+    let logged = backlog
         .chain(live)
+        .map(Some)
+        .chain(stream::once(std::future::ready(None)));
+    let stream = stream::select(logged, motion)
+        .take_while(|item| std::future::ready(item.is_some()))
+        .filter_map(std::future::ready)
         .take_until(state.shutdown.clone().cancelled_owned());
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use super::log::{read_since, EventLog, LogError, Logged};
 use crate::events::Event;
@@ -26,6 +26,9 @@ struct Inner {
     log: Mutex<EventLog>,
     dir: PathBuf,
     live: broadcast::Sender<Arc<Logged>>,
+    /// The latest live-only line (motion): a subscriber that is slow skips to
+    /// the newest, so nothing queues up behind it.
+    latest: watch::Sender<Option<Arc<str>>>,
     echo: Option<Echo>,
 }
 
@@ -45,6 +48,7 @@ impl Bus {
                 log: Mutex::new(log),
                 dir,
                 live,
+                latest: watch::channel(None).0,
                 echo,
             }),
         }
@@ -80,6 +84,19 @@ impl Bus {
         // No subscriber is fine.
         let _ = self.inner.live.send(Arc::new(logged));
         seq
+    }
+
+    /// Sends a live-only event (not logged, no `seq`, not echoed): subscribers
+    /// see the newest one and skip those they were too slow for.
+    pub fn publish_live(&self, event: &Event) {
+        self.inner
+            .latest
+            .send_replace(Some(Arc::from(event.to_json_line())));
+    }
+
+    /// The newest live-only event, for one subscriber.
+    pub fn subscribe_latest(&self) -> watch::Receiver<Option<Arc<str>>> {
+        self.inner.latest.subscribe()
     }
 
     /// The `seq` the next event will get.

@@ -41,6 +41,11 @@ pub struct DaemonSettings {
     pub shutdown_timeout_s: f64,
     /// Silence in ms after speech before the `listening` cue (shorter than the end of turn).
     pub listening_pause_ms: u32,
+    /// Most `joints` events per second while the robot moves (live only, not logged).
+    pub joints_hz: f64,
+    /// Where three.js (r111 or newer, `three.min.js` and `examples/js/`) is
+    /// installed, for the page's 3D view; Debian's `libjs-three` puts it here.
+    pub three_dir: PathBuf,
 }
 
 impl Default for DaemonSettings {
@@ -55,6 +60,8 @@ impl Default for DaemonSettings {
             max_body_bytes: 64 * 1024,
             shutdown_timeout_s: 5.0,
             listening_pause_ms: 150,
+            joints_hz: 20.0,
+            three_dir: PathBuf::from("/usr/share/javascript/three"),
         }
     }
 }
@@ -73,6 +80,9 @@ impl DaemonSettings {
         }
         if !(self.shutdown_timeout_s.is_finite() && self.shutdown_timeout_s > 0.0) {
             return Err("daemon.shutdown_timeout_s must be a positive number of seconds".into());
+        }
+        if !(self.joints_hz.is_finite() && (1.0..=100.0).contains(&self.joints_hz)) {
+            return Err("daemon.joints_hz must be between 1 and 100 events per second".into());
         }
         if self.token_env.trim().is_empty() {
             return Err("daemon.token_env must name an environment variable".into());

@@ -77,7 +77,14 @@ pub fn layout(twin: &Twin) -> Value {
                     .iter()
                     .map(|f| xy(glam::Vec3::from(f.translation)))
                     .collect();
-                json!({"side": side.name(), "points": points})
+                let points3: Vec<[f32; 3]> = frames
+                    .iter()
+                    .map(|f| {
+                        let v = glam::Vec3::from(f.translation);
+                        [round(v.x), round(v.y), round(v.z)]
+                    })
+                    .collect();
+                json!({"side": side.name(), "points": points, "points3": points3})
             })
             .collect(),
         Err(_) => Vec::new(),

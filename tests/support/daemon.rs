@@ -34,6 +34,8 @@ impl Daemon {
             .args(["--json", "run"])
             .args(args)
             .env("ATTENTIVE_DAEMON__STATE_DIR", state_dir)
+            // Actions at once unless a test wants motion in time (it sets its own).
+            .env("ATTENTIVE_SIM__TIME_SCALE", "0")
             .env_remove("OPENAI_API_KEY")
             .env_remove("ATTENTIVE_LLM__BASE_URL")
             .env_remove("NOTIFY_SOCKET")

@@ -205,6 +205,9 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
                 format!("I cannot pour from {} into {t}: {first}.", obj(source))
             }
         }
+        Elementary::Lift { object } => {
+            format!("I cannot lift {} clear of the table: {first}.", obj(object))
+        }
         Elementary::Point(_) => format!("I cannot point there: {first}."),
         Elementary::Gaze(_) => format!("I cannot look there: {first}."),
         Elementary::Pose => format!("I cannot return to my home pose: {first}."),

@@ -225,14 +225,18 @@ fn held_for(twin: &Twin, request: &ActionRequest) -> Option<simulate::Holding> {
     (in_hand && about == held.object).then_some(held)
 }
 
-/// The steps without taking the object that is already in the hand.
+/// The steps with the object already in the hand: instead of taking it, the
+/// hand lifts it clear of the table (a stop may have left it just above).
 fn from_hand(steps: Vec<Elementary>, held: Option<simulate::Holding>) -> Vec<Elementary> {
     let Some(held) = held else {
         return steps;
     };
     steps
         .into_iter()
-        .filter(|s| !matches!(s, Elementary::Get { object, .. } if *object == held.object))
+        .map(|s| match s {
+            Elementary::Get { object, .. } if object == held.object => Elementary::Lift { object },
+            other => other,
+        })
         .collect()
 }
 
@@ -339,7 +343,6 @@ pub async fn execute_on(
         Ok(p) => p,
         Err(report) => return report,
     };
-    let before = twin.world.clone();
     if let Err(e) = executor.run(twin, &prepared.plan, cancel).await {
         prepared.facts["executed"] = false.into();
         let Some(part) = e.strip_prefix("interrupted: ") else {
@@ -356,7 +359,7 @@ pub async fn execute_on(
         } else {
             format!(
                 "Interrupted: {} ({part}).",
-                stopped::where_stopped(twin, &before, &request)
+                stopped::where_stopped(twin, &prepared.plan, &request)
             )
         };
         return failed(text, prepared.facts);

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use glam::Vec3;
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -145,9 +144,8 @@ pub fn carry(twin: &mut Twin) {
     }
 }
 
-/// `[sim]` timing of the simulated robot.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// Timing of the simulated robot (`[sim]` in the settings).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pace {
     /// Seconds of wall time per planned second (1 = as planned; 0 = at once).
     pub time_scale: f64,

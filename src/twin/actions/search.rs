@@ -120,6 +120,12 @@ pub fn variants_for(
             pass_variants(held_arm()?, &handover_points(w, person))
         }
         Elementary::Pour { .. } => pour_variants(held_arm()?),
+        Elementary::Lift { .. } => vec![Variant {
+            arm: held_arm()?,
+            grasp: None,
+            direction_deg: None,
+            point: None,
+        }],
         Elementary::Point(t) => point_variants(robot, target_point(w, t), w.table.height),
         Elementary::Gaze(_) | Elementary::Pose => {
             vec![Variant {

@@ -376,6 +376,7 @@ fn idle_arm_in_the_way(
         | Elementary::PutAway { object, .. }
         | Elementary::Relay { object }
         | Elementary::Pass { object, .. }
+        | Elementary::Lift { object }
         | Elementary::Pour { source: object, .. } => holding_of(state, object).ok()?.arm,
         Elementary::Gaze(_) | Elementary::Pose => return None,
     };
@@ -593,6 +594,31 @@ pub fn simulate_with(
             effect = Effect::Grasped { object, arm, base };
             motions.push(reach);
             motions.push(lift);
+        }
+        Elementary::Lift { object } => {
+            let h = holding_of(state, object)?;
+            let hand = arm_hand(robot, state, h.arm);
+            let lift_by = state.world.table.height + LIFT_CLEAR - state.world.object_base(object).z;
+            if lift_by > 0.01 {
+                let up = with_translation(&hand, translation(&hand) + Vec3::Z * lift_by);
+                let lift = run(
+                    robot,
+                    &next,
+                    &obstacles,
+                    h.arm,
+                    vec![Waypoint::new("lift", IkTarget::Pose(up), 0.8)],
+                    Some(attached(&state.world, &h, &[TABLE])),
+                )
+                .map_err(fail)?;
+                next.joints[index(h.arm)] = lift.final_joints();
+                let centre = lift.final_world_from_hand * h.hand_from_centre;
+                let base = centre_base(&next.world, object, &centre);
+                next.world.object_mut(object).placement = Placement::InGripper {
+                    hand: hand_of(h.arm),
+                    base,
+                };
+                motions.push(lift);
+            }
         }
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }

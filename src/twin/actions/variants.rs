@@ -25,6 +25,8 @@ pub enum Elementary {
     /// Set the held object down between the arms, for the other arm to take it over
     /// (a bimanual relay: one arm reaches the object, only the other the receiver).
     Relay { object: ObjectId },
+    /// Raise the held object clear of the table (a stopped action left it low).
+    Lift { object: ObjectId },
     /// Put the held object down at a floor point.
     PutAt { object: ObjectId, spot: Vec2 },
     /// Put the held object on the table within a person's reach.
@@ -52,6 +54,7 @@ impl Elementary {
                 "put"
             }
             Elementary::Relay { .. } => "relay",
+            Elementary::Lift { .. } => "lift",
             Elementary::Pass { .. } => "pass",
             Elementary::Pour { .. } => "pour",
             Elementary::Point(_) => "point",

@@ -47,10 +47,68 @@ function el(name, attrs, parent) {
   return node;
 }
 
-function label(parent, x, y, text, anchor) {
-  const t = el("text", { x, y, "text-anchor": anchor || "middle" }, parent);
+function label(parent, text) {
+  const t = el("text", {}, parent);
   t.textContent = text;
   return t;
+}
+
+// The robot in motion, from `joints` events (not logged, no seq): the arms'
+// link frames by side, the grippers, where carried objects are now, the
+// moving hand's planned path. Null when the scene from /api/scene says it all.
+let live = null;
+let liveKey = "";
+let liveFrame = 0;
+
+const armPoints = (arm) => (live && live.arms[arm.side]) || arm.points;
+const objectAt = (o) => (live && live.placed[o.name]) || o.position;
+const drawnAt = new Map(); // object name → where drawTable drew it
+
+// Labels go to the first free spot around what they name: below, above,
+// right, left, then the same further out. Free: overlapping no placed label
+// and no shape, and inside the picture. If no spot is, the least crowded one,
+// with a thin leader line. Returns the labels' extent.
+function placeLabels(items, shapes, view) {
+  const overlap = (a, b) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+  const outside = (r) => (r[2] - r[0]) * (r[3] - r[1]) - overlap(r, view);
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+  const placed = [];
+  for (const item of items) {
+    const t = item.text;
+    t.setAttribute("x", 0);
+    t.setAttribute("y", 0);
+    let b = null;
+    try { b = t.getBBox(); } catch (_) { /* not displayed */ }
+    if (!b || !b.width) b = { x: 0, y: -0.03, width: 0.019 * t.textContent.length, height: 0.042 }; // not displayed: an estimate
+    const [x0, y0, x1, y1] = item.anchor;
+    const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, w = b.width, h = b.height;
+    const spots = [];
+    for (let ring = 0; ring < 4; ring++) {
+      const d = 0.01 + ring * 0.045;
+      spots.push([cx - w / 2, y1 + d], [cx - w / 2, y0 - d - h], [x1 + d, cy - h / 2], [x0 - d - w, cy - h / 2]);
+    }
+    const rects = spots.map(([l, top]) => [l, top, l + w, top + h]);
+    const onLabels = (r) => placed.reduce((sum, q) => sum + overlap(r, q), 0);
+    const onShapes = (r) => shapes.reduce((sum, q) => sum + (q === item.shape ? 0 : overlap(r, q)), 0);
+    let pick = rects.findIndex((r) => !outside(r) && !onLabels(r) && !onShapes(r));
+    if (pick < 0) pick = rects.findIndex((r) => !outside(r) && !onLabels(r));
+    let leader = pick >= 4;
+    if (pick < 0) {
+      const cost = rects.map((r) => 10 * onLabels(r) + onShapes(r) + 2 * outside(r));
+      pick = cost.indexOf(Math.min(...cost));
+      leader = true;
+    }
+    const r = rects[pick];
+    t.setAttribute("x", r[0] - b.x);
+    t.setAttribute("y", r[1] - b.y);
+    const tx = clamp(cx, r[0], r[2]), ty = clamp(cy, r[1], r[3]);
+    const fx = clamp(tx, x0, x1), fy = clamp(ty, y0, y1);
+    if (leader && Math.hypot(tx - fx, ty - fy) > 0.012) {
+      item.group.insertBefore(el("line", { class: "leader", x1: fx, y1: fy, x2: tx, y2: ty }), t);
+    }
+    placed.push(r);
+  }
+  return placed.reduce((e, r) => [Math.min(e[0], r[0]), Math.min(e[1], r[1]), Math.max(e[2], r[2]), Math.max(e[3], r[3])], view);
 }
 
 function drawTable() {
@@ -58,30 +116,34 @@ function drawTable() {
   if (!layout) return;
   svg.replaceChildren();
   const [tx, ty] = layout.table.size;
-  // Bounds: table, people (with reach), robot.
+  // Bounds: table, people, robot; grown below to hold the labels.
   const xs = [tx / 2, -tx / 2, layout.robot.position[0]];
   const ys = [ty / 2, -ty / 2, layout.robot.position[1]];
   for (const p of layout.persons) { xs.push(p.position[0]); ys.push(p.position[1]); }
   const m = 0.35;
-  const minU = -Math.max(...ys) - m, maxU = -Math.min(...ys) + m;
-  const minV = -Math.max(...xs) - m, maxV = -Math.min(...xs) + m;
-  svg.setAttribute("viewBox", `${minU} ${minV} ${maxU - minU} ${maxV - minV}`);
+  const view = [-Math.max(...ys) - m, -Math.max(...xs) - m, -Math.min(...ys) + m, -Math.min(...xs) + m];
+  svg.setAttribute("viewBox", `${view[0]} ${view[1]} ${view[2] - view[0]} ${view[3] - view[1]}`);
   el("rect", { class: "tabletop", x: -ty / 2, y: -tx / 2, width: ty, height: tx, "data-table": layout.name }, svg);
+  const labels = []; // { text, anchor: [x0, y0, x1, y1], shape, group }
+  const shapes = []; // what labels should not cover
 
   // The robot: base and both arms projected from the joint state.
   const robot = el("g", { class: "robot", "data-robot": layout.robot.name }, svg);
-  el("rect", { class: "robot-base", x: sx(layout.robot.position) - 0.12, y: sy(layout.robot.position) - 0.06, width: 0.24, height: 0.12, rx: 0.02 }, robot);
+  const rx = sx(layout.robot.position), ry = sy(layout.robot.position);
+  el("rect", { class: "robot-base", x: rx - 0.12, y: ry - 0.06, width: 0.24, height: 0.12, rx: 0.02 }, robot);
+  shapes.push([rx - 0.12, ry - 0.06, rx + 0.12, ry + 0.06]);
   for (const arm of layout.robot.arms) {
     el("polyline", { class: "arm", "data-arm": arm.side, points: arm.points.map((p) => `${sx(p)},${sy(p)}`).join(" ") }, robot);
   }
-  label(robot, sx(layout.robot.position), sy(layout.robot.position) + 0.11, layout.robot.name.replace(/_/g, " "));
+  labels.push({ text: label(robot, layout.robot.name.replace(/_/g, " ")), anchor: shapes[0], shape: shapes[0], group: robot });
   const looked = robotGaze && (layout.persons.find((p) => p.name === robotGaze) || layout.objects.find((o) => o.name === robotGaze));
   if (looked) {
     const at = looked.eyes || looked.position;
-    el("line", { class: "robot-gaze", "data-robot-gaze": robotGaze, x1: sx(layout.robot.position), y1: sy(layout.robot.position), x2: sx(at), y2: sy(at) }, robot);
+    el("line", { class: "robot-gaze", "data-robot-gaze": robotGaze, x1: rx, y1: ry, x2: sx(at), y2: sy(at) }, robot);
   }
 
   // People: reach from each shoulder, gaze cone, body, name and state.
+  const personLabels = [];
   for (const p of layout.persons) {
     const g = el("g", { class: "person" + (p.busy ? " busy" : ""), "data-person": p.name }, svg);
     for (const s of p.shoulders) el("circle", { class: "reach", cx: sx(s), cy: sy(s), r: p.reach }, g);
@@ -90,27 +152,41 @@ function drawTable() {
     const a = [eye[0] + len * Math.cos(yaw - half), eye[1] + len * Math.sin(yaw - half)];
     const b = [eye[0] + len * Math.cos(yaw + half), eye[1] + len * Math.sin(yaw + half)];
     el("polygon", { class: "gaze", points: `${sx(eye)},${sy(eye)} ${sx(a)},${sy(a)} ${sx(b)},${sy(b)}` }, g);
-    el("circle", { class: "body", cx: sx(p.position), cy: sy(p.position), r: 0.07 }, g);
+    const cx = sx(p.position), cy = sy(p.position);
+    el("circle", { class: "body", cx, cy, r: 0.07 }, g);
+    const body = [cx - 0.07, cy - 0.07, cx + 0.07, cy + 0.07];
+    shapes.push(body);
     const state = p.busy ? "busy" : "idle";
     const holding = p.holding.length ? `, holds ${p.holding.join(", ")}` : "";
-    label(g, sx(p.position), sy(p.position) + (p.position[1] > 0 ? -0.1 : 0.13), `${p.name} (${state}${holding})`);
+    personLabels.push({ text: label(g, `${p.name} (${state}${holding})`), anchor: body, shape: body, group: g });
   }
 
   // Objects: shape from above, name, contents, holder.
+  const objectLabels = [];
+  drawnAt.clear();
   for (const o of layout.objects) {
     const classes = ["object", o.kind === "box" ? "box" : (["glass", "cup", "bottle", "pot", "jug"].includes(o.kind) ? "container" : "other")];
     if (o.held_by) classes.push("held");
     if (sight && sight.occluders.includes(o.name)) classes.push("occluder");
     const g = el("g", { "data-object": o.name }, svg);
-    const cx = sx(o.position), cy = sy(o.position);
+    const at = objectAt(o);
+    drawnAt.set(o.name, at);
+    const cx = sx(at), cy = sy(at);
+    let ex, ey; // half extent on screen
     if (o.shape.type === "cylinder") {
       el("circle", { class: classes.join(" "), cx, cy, r: o.shape.radius }, g);
+      ex = ey = o.shape.radius;
     } else {
       const [w, d] = [o.shape.size[1], o.shape.size[0]];
       el("rect", { class: classes.join(" "), x: cx - w / 2, y: cy - d / 2, width: w, height: d, transform: `rotate(${-o.yaw_deg} ${cx} ${cy})` }, g);
+      const c = Math.abs(Math.cos((o.yaw_deg * Math.PI) / 180)), s = Math.abs(Math.sin((o.yaw_deg * Math.PI) / 180));
+      ex = (w * c + d * s) / 2;
+      ey = (w * s + d * c) / 2;
     }
+    const shape = [cx - ex, cy - ey, cx + ex, cy + ey];
+    shapes.push(shape);
     const extra = [o.contains, o.held_by ? "held by " + o.held_by : null].filter(Boolean).join(", ");
-    label(g, cx, cy + 0.06, o.name.replace(/_/g, " ") + (extra ? ` (${extra})` : ""));
+    objectLabels.push({ text: label(g, o.name.replace(/_/g, " ") + (extra ? ` (${extra})` : "")), anchor: shape, shape, group: g });
   }
 
   // The last sight check: eyes to object, red when blocked.
@@ -118,9 +194,15 @@ function drawTable() {
     const p = layout.persons.find((q) => q.name === sight.person);
     const o = layout.objects.find((q) => q.name === sight.object);
     if (p && o) {
-      el("line", { class: "sight" + (sight.blocked ? " blocked" : ""), "data-sight": `${p.name}->${o.name}`, x1: sx(p.eyes), y1: sy(p.eyes), x2: sx(o.position), y2: sy(o.position) }, svg);
+      el("line", { class: "sight" + (sight.blocked ? " blocked" : ""), "data-sight": `${p.name}->${o.name}`, x1: sx(p.eyes), y1: sy(p.eyes), x2: sx(objectAt(o)), y2: sy(objectAt(o)) }, svg);
     }
   }
+
+  // People first, then the robot, then objects; the picture grows to hold them all.
+  const e = placeLabels(personLabels.concat(labels, objectLabels), shapes, view);
+  const pad = 0.015;
+  svg.setAttribute("viewBox", `${e[0] - pad} ${e[1] - pad} ${e[2] - e[0] + 2 * pad} ${e[3] - e[1] + 2 * pad}`);
+  applyLiveTop();
 
   const busy = $("busy-person"), object = $("busy-object");
   if (!busy.options.length) {
@@ -128,15 +210,109 @@ function drawTable() {
     for (const o of layout.objects) object.add(new Option(o.name, o.name));
   }
   $("scene-name").textContent = "scene " + layout.name;
+  if (window.view3d) window.view3d.setScene(layout, sight, robotGaze, live);
+}
+
+// The moving parts of the top view from `live`: arms, carried objects, the path.
+function applyLiveTop() {
+  liveFrame = 0;
+  const svg = $("table");
+  if (!layout) return;
+  for (const arm of layout.robot.arms) {
+    const line = svg.querySelector(`polyline.arm[data-arm="${arm.side}"]`);
+    if (line) line.setAttribute("points", armPoints(arm).map((p) => `${sx(p)},${sy(p)}`).join(" "));
+  }
+  for (const g of svg.querySelectorAll("[data-object]")) {
+    const o = layout.objects.find((q) => q.name === g.dataset.object);
+    const from = drawnAt.get(g.dataset.object);
+    if (!o || !from) continue;
+    const at = objectAt(o);
+    if (at !== from) g.setAttribute("transform", `translate(${sx(at) - sx(from)} ${sy(at) - sy(from)})`);
+    else g.removeAttribute("transform");
+  }
+  let path = svg.querySelector("polyline.path");
+  if (live && live.path) {
+    if (!path) path = el("polyline", { class: "path" }, svg.querySelector(".robot"));
+    path.setAttribute("points", live.path.map((p) => `${sx(p)},${sy(p)}`).join(" "));
+  } else if (path) {
+    path.remove();
+  }
+}
+
+// A `joints` event: both views follow at the next animation frame, at most
+// once per frame, without asking for the scene again.
+function onJoints(event) {
+  const key = JSON.stringify([event.arms, event.grippers, event.carried, event.moving, event.path]);
+  if (key === liveKey) return;
+  liveKey = key;
+  const placed = Object.assign({}, live && live.placed);
+  if (event.carried && event.carried.object && event.carried.position) placed[event.carried.object] = event.carried.position;
+  const path = event.moving && event.path && event.path.length > 1 ? event.path : null;
+  const stopped = live && live.moving && !event.moving;
+  live = { arms: {}, grippers: event.grippers || {}, carried: event.carried || null, placed, path, moving: !!event.moving, at: Date.now() };
+  for (const arm of event.arms || []) if (arm.frames && arm.frames.length) live.arms[arm.side] = arm.frames;
+  if (stopped) {
+    // The motion is over: labels are placed again where things are now.
+    cancelAnimationFrame(liveFrame);
+    liveFrame = requestAnimationFrame(() => { liveFrame = 0; drawTable(); });
+    return;
+  }
+  if (!liveFrame) liveFrame = requestAnimationFrame(applyLiveTop);
+  if (window.view3d) window.view3d.setLive(live);
+}
+
+// A fresh scene replaces the live state unless a motion is still going on.
+function setLayout(next) {
+  layout = next;
+  if (live && (!live.moving || Date.now() - live.at > 2000)) {
+    live = null;
+    liveKey = "";
+  }
+  drawTable();
 }
 
 let refreshTimer = null;
 function refreshLayout() {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(async () => {
-    try { layout = await api("GET", "/api/scene"); drawTable(); } catch (_) { /* shown by the link state */ }
+    try { setLayout(await api("GET", "/api/scene")); } catch (_) { /* shown by the link state */ }
   }, 30);
 }
+
+// --- top view or 3D view ------------------------------------------------------
+
+function note3d(text) {
+  $("view3d-note").textContent = text;
+  $("view-3d").disabled = true;
+}
+
+function setView(which) {
+  const pane = $("table-pane");
+  const v3 = window.view3d;
+  if (which === "3d") {
+    const missing = !v3 ? "3D view unavailable: view3d.js did not load." : !v3.available ? v3.reason : null;
+    if (missing) { note3d(missing); return; }
+    pane.classList.add("view-3d"); // shown first, so that it has a size
+    const failed = v3.show();
+    if (failed) {
+      pane.classList.remove("view-3d");
+      note3d(failed);
+      return;
+    }
+  } else {
+    pane.classList.remove("view-3d");
+    if (v3) v3.hide();
+    drawTable(); // labels are measured while the picture is displayed
+  }
+  $("view-top").setAttribute("aria-pressed", String(which !== "3d"));
+  $("view-3d").setAttribute("aria-pressed", String(which === "3d"));
+}
+
+if (!window.view3d || !window.view3d.available) {
+  note3d(window.view3d ? window.view3d.reason : "3D view unavailable: view3d.js did not load.");
+}
+$("view-top").addEventListener("click", () => setView("top"));
+$("view-3d").addEventListener("click", () => setView("3d"));
 
 // The sight line of a check_hindering_reasons result, read from its sentences.
 function readSight(event) {
@@ -212,6 +388,7 @@ function setStatus(status) {
 }
 
 function show(event) {
+  if (event.type === "joints") { onJoints(event); return; } // motion, not conversation
   const conv = $("conversation");
   const stick = conv.scrollTop + conv.clientHeight >= conv.scrollHeight - 40;
   switch (event.type) {
@@ -484,6 +661,8 @@ function connect() {
   source.onmessage = (message) => {
     let event;
     try { event = JSON.parse(message.data); } catch (_) { return; }
+    // Motion: not logged, no seq; never counted, never in the conversation.
+    if (event.type === "joints") { onJoints(event); return; }
     if (event.seq && event.seq <= window.attentive.lastSeq) return;
     show(event);
     if (event.seq) {
@@ -511,8 +690,7 @@ async function start() {
     firstSeq = window.attentive.lastSeq;
     // What is logged already was redacted before the page read it.
     replayedUpTo = Math.max(0, (health.next_seq || 1) - 1);
-    layout = await api("GET", "/api/scene");
-    drawTable();
+    setLayout(await api("GET", "/api/scene"));
     await loadMemory();
   } catch (error) {
     $("turn-error").textContent = "The daemon does not answer: " + error.message;
@@ -541,3 +719,4 @@ $("busy-form").addEventListener("submit", (e) => {
 $("free").addEventListener("click", () => guarded("scene-error", () => api("POST", "/api/scene", { person: $("busy-person").value, holding: [] })));
 
 start();
+if (new URLSearchParams(location.search).get("view") === "3d") setView("3d");

@@ -22,7 +22,6 @@ window.view3d = (function () {
   let staticGroup = null, armGroup = null, pathMesh = null, pathKey = "";
   let geo = null; // shared unit geometries
   const materials = new Map();
-  let disposables = []; // per-build geometries
   let labels = []; // CSS2DObjects in placing priority
   let objectGroups = new Map(); // name → { group, o }
   let arms = new Map(); // side → { segments, joints, gripper, fingers }
@@ -98,9 +97,8 @@ window.view3d = (function () {
   // --- the static scene: table, robot body, objects, people, sight ---------------
 
   function clearStatic() {
-    staticGroup.remove.apply(staticGroup, staticGroup.children.slice()); // CSS2DObjects drop their elements
-    for (const g of disposables) g.dispose();
-    disposables = [];
+    for (const l of labels) l.element.remove(); // nested ones are not told when their group goes
+    staticGroup.remove.apply(staticGroup, staticGroup.children.slice());
     labels = [];
     objectGroups = new Map();
   }
@@ -234,7 +232,7 @@ window.view3d = (function () {
       const eyes = p.eyes;
       const torso = mesh(geo.cylBase, mat(colour), g);
       torso.position.set(-0.05, 0, 0.46);
-      torso.scale.set(0.12, 0.19, Math.max(0.2, eyes[2] - 0.13 - 0.46));
+      torso.scale.set(0.11, 0.17, Math.max(0.2, eyes[2] - 0.13 - 0.46));
       const head = mesh(geo.sphere, mat(0xf0c8a0), staticGroup);
       head.position.set(eyes[0] - 0.05 * Math.cos(yaw), eyes[1] - 0.05 * Math.sin(yaw), eyes[2]);
       head.scale.setScalar(0.095);
@@ -242,14 +240,14 @@ window.view3d = (function () {
       nose.position.set(eyes[0] + 0.045 * Math.cos(yaw), eyes[1] + 0.045 * Math.sin(yaw), eyes[2]);
       nose.scale.setScalar(0.022);
       for (const s of p.shoulders) {
-        const disc = mesh(geo.disc, flat(colour, 0.07), staticGroup);
+        const disc = mesh(geo.disc, flat(0x2f6fde, 0.07), staticGroup);
         disc.position.set(s[0], s[1], th + 0.002);
         disc.scale.setScalar(p.reach);
-        const ring = mesh(geo.ring, flat(colour, 0.45), staticGroup);
+        const ring = mesh(geo.ring, flat(0x2f6fde, 0.45), staticGroup);
         ring.position.set(s[0], s[1], th + 0.003);
         ring.scale.setScalar(p.reach);
       }
-      const fan = mesh(geo.fan, flat(colour, 0.16), staticGroup);
+      const fan = mesh(geo.fan, flat(0x2f6fde, 0.16), staticGroup);
       fan.position.fromArray(eyes);
       fan.rotation.z = yaw;
       fan.scale.setScalar(0.55);
@@ -410,15 +408,16 @@ window.view3d = (function () {
     const th = layout.table.height;
     const points = [[layout.table.size[0] / 2, layout.table.size[1] / 2], [-layout.table.size[0] / 2, -layout.table.size[1] / 2], layout.robot.position];
     for (const p of layout.persons) points.push(p.position);
-    const radius = Math.max(...points.map((p) => Math.hypot(p[0], p[1]))) + 0.35;
-    const distance = radius / Math.sin((camera.fov * Math.PI) / 360) * 0.95;
-    // Behind and above the robot, a little to its right, looking across the table.
+    const radius = Math.max(...points.map((p) => Math.hypot(p[0], p[1]))) + 0.3;
+    const half = Math.min(camera.fov / 2, (Math.atan(Math.tan((camera.fov * Math.PI) / 360) * camera.aspect) * 180) / Math.PI);
+    const distance = (radius / Math.sin((half * Math.PI) / 180)) * 1.0;
+    // Behind and above the robot, a little to its left, looking across the table.
     const r = layout.robot.position;
     const back = new T.Vector3(r[0], r[1], 0).normalize();
     if (back.lengthSq() < 0.5) back.set(-1, 0, 0);
-    const dir = new T.Vector3(back.x * 0.72 + back.y * 0.35, back.y * 0.72 - back.x * 0.35, 0.62).normalize();
-    controls.target.set(0, 0, th);
-    camera.position.set(0, 0, th).addScaledVector(dir, distance);
+    const dir = new T.Vector3(back.x * 0.6 - back.y * 0.3, back.y * 0.6 + back.x * 0.3, 0.75).normalize();
+    controls.target.set(-back.x * 0.05, -back.y * 0.05, th);
+    camera.position.copy(controls.target).addScaledVector(dir, distance);
     controls.update();
     controls.saveState();
     cameraPlaced = true;
@@ -429,7 +428,7 @@ window.view3d = (function () {
     if (w === width && h === height) return;
     width = w;
     height = h;
-    renderer.setSize(w, h);
+    renderer.setSize(w, h, false); // the canvas fills the pane by CSS between frames
     labelRenderer.setSize(w, h);
     camera.aspect = w / h;
     camera.updateProjectionMatrix();
@@ -507,13 +506,13 @@ window.view3d = (function () {
     box.appendChild(labelRenderer.domElement);
 
     scene = new T.Scene();
-    camera = new T.PerspectiveCamera(40, 1, 0.05, 50);
+    camera = new T.PerspectiveCamera(35, 1, 0.05, 50);
     camera.up.set(0, 0, 1); // before the controls: they orbit about camera.up
     scene.add(new T.HemisphereLight(0xffffff, 0x8a8070, 0.75));
     const sun = new T.DirectionalLight(0xffffff, 0.55);
     sun.position.set(-1.5, -1, 3);
     scene.add(sun);
-    const grid = new T.GridHelper(6, 24, 0xcfcfc8, 0xe2e2dc);
+    const grid = new T.GridHelper(16, 64, 0xcfcfc8, 0xe2e2dc);
     grid.rotation.x = Math.PI / 2;
     scene.add(grid);
     geo = geometries();
@@ -522,7 +521,7 @@ window.view3d = (function () {
     scene.add(staticGroup, armGroup);
 
     controls = new T.OrbitControls(camera, renderer.domElement);
-    controls.enableKeys = false; // its keys listen on the window: arrows belong to the text field
+    controls.enableKeys = false; // arrow keys stay with the page
     controls.screenSpacePanning = true;
     controls.minDistance = 0.4;
     controls.maxDistance = 10;

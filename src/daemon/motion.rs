@@ -1,0 +1,86 @@
+//! The robot's motion on the wire: the executor's joints, turned into link
+//! frames by the twin's own kinematics, sent as live-only `joints` events at
+//! most `daemon.joints_hz` times a second (the log keeps the action's start
+//! and end, not the motion).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::events::{ArmPose, Carried, Event};
+use crate::twin::actions::playback::ArmsNow;
+use crate::twin::kinematics::{Robot, Side};
+
+use super::bus::Bus;
+
+fn mm(v: f32) -> f32 {
+    (v * 1000.0).round() / 1000.0
+}
+
+fn point(v: glam::Vec3) -> [f32; 3] {
+    [mm(v.x), mm(v.y), mm(v.z)]
+}
+
+/// The `joints` event for the parts as they are now.
+pub fn joints_event(robot: &Robot, now: &ArmsNow) -> Event {
+    let arms = Side::BOTH
+        .iter()
+        .map(|&side| {
+            let q = now.joints[side as usize];
+            ArmPose {
+                side: side.name().to_string(),
+                q: q.iter().map(|a| (a * 1e4).round() / 1e4).collect(),
+                frames: robot
+                    .arm(side)
+                    .link_frames(&q)
+                    .iter()
+                    .map(|f| point(glam::Vec3::from(f.translation)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let grippers: BTreeMap<String, f32> = Side::BOTH
+        .iter()
+        .map(|&side| (side.name().to_string(), mm(now.grippers[side as usize])))
+        .collect();
+    Event::Joints {
+        arms,
+        grippers,
+        carried: now.carried.as_ref().map(|(object, base)| Carried {
+            object: object.clone(),
+            position: point(*base),
+        }),
+        moving: now.moving,
+        path: now.path.iter().map(|p| point(*p)).collect(),
+    }
+}
+
+/// Publishes the parts' changes until `shutdown`: at most one event per
+/// `1/hz` seconds while they move; the last change (at rest) always goes out.
+pub fn spawn(
+    robot: Arc<Robot>,
+    mut arms: watch::Receiver<ArmsNow>,
+    bus: Bus,
+    hz: f64,
+    shutdown: CancellationToken,
+) {
+    let period = Duration::from_secs_f64(1.0 / hz.clamp(1.0, 100.0));
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                changed = arms.changed() => if changed.is_err() { break },
+            }
+            let now = arms.borrow_and_update().clone();
+            bus.publish_live(&joints_event(&robot, &now));
+            // Changes during the pause are not lost: `changed()` sees the newest.
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = tokio::time::sleep(period) => {}
+            }
+        }
+    });
+}
