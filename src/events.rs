@@ -82,8 +82,8 @@ pub enum Event {
     /// Where the robot's parts are while they move: live only (SSE), at most
     /// `daemon.joints_hz` per second, never written to the event log.
     Joints {
-        /// Both arms: joints and the twin's link frames.
-        arms: Vec<ArmPose>,
+        /// Each arm by side (`left`, `right`): joints and the twin's link frames.
+        arms: BTreeMap<String, ArmPose>,
         /// How closed each hand is (0 open, 1 closed), by side.
         grippers: BTreeMap<String, f32>,
         /// The object in a hand and its base centre.
@@ -98,8 +98,6 @@ pub enum Event {
 /// One arm in a `joints` event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArmPose {
-    /// `left` or `right`.
-    pub side: String,
     /// Joint angles (rad), the twin's convention.
     pub q: Vec<f32>,
     /// The link frames' origins in world (metres), base to hand.

@@ -5,6 +5,7 @@
 //! `voice` speaks and `robot` moves the real arms; `eval` judges dialogues.
 
 pub mod agent;
+pub mod alsa_quiet;
 pub mod config;
 pub mod daemon;
 pub mod eval;

@@ -650,3 +650,27 @@ async fn the_3d_view_renders_the_arm_moves_in_it_and_the_stop_button_halts_it() 
     screenshot(&client, "page-3d-stopped.png").await;
     client.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_three_js_the_page_keeps_the_top_view_and_says_what_to_install() {
+    let state = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(
+        &["--no-audio", "--brain", "rules"],
+        &[("ATTENTIVE_DAEMON__THREE_DIR", "/nonexistent/three")],
+        state.path(),
+    );
+    let (status, _) = daemon.get("/vendor/three/three.min.js").await;
+    assert_eq!(status, 404);
+    let driver = driver().await;
+    let client = browser(&driver, 1280, 800).await;
+    client.goto(&daemon.url("/")).await.expect("open the page");
+    wait_count(&client, "#table [data-person]", 2).await;
+    wait_count(&client, "#view-3d[disabled]", 1).await;
+    let note = text_of(&client, "#view3d-note").await;
+    assert!(
+        note.contains("three.js is not installed") && note.contains("libjs-three"),
+        "{note}"
+    );
+    screenshot(&client, "page-without-three.png").await;
+    client.close().await.unwrap();
+}

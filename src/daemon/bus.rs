@@ -148,3 +148,40 @@ impl Bus {
         read_since(&self.inner.dir, after)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::daemon::settings::FsyncPolicy;
+
+    fn joints(moving: bool) -> Event {
+        Event::Joints {
+            arms: Default::default(),
+            grippers: Default::default(),
+            carried: None,
+            moving,
+            path: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_slow_subscriber_of_live_events_holds_only_the_newest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = EventLog::open(dir.path(), FsyncPolicy::None, Duration::ZERO).expect("log");
+        let bus = Bus::new(log, None);
+        let mut slow = bus.subscribe_latest();
+        for _ in 0..10_000 {
+            bus.publish_live(&joints(true));
+        }
+        bus.publish_live(&joints(false));
+        // One value waits, the newest; nothing queued behind it.
+        assert!(slow.has_changed().expect("open"));
+        let line = slow.borrow_and_update().clone().expect("a line");
+        assert!(line.contains(r#""moving":false"#), "{line}");
+        assert!(!slow.has_changed().expect("open"));
+        // And none of it reached the log.
+        assert_eq!(bus.since(0).expect("read").len(), 0);
+    }
+}

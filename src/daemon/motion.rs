@@ -30,8 +30,7 @@ pub fn joints_event(robot: &Robot, now: &ArmsNow) -> Event {
         .iter()
         .map(|&side| {
             let q = now.joints[side as usize];
-            ArmPose {
-                side: side.name().to_string(),
+            let pose = ArmPose {
                 q: q.iter().map(|a| (a * 1e4).round() / 1e4).collect(),
                 frames: robot
                     .arm(side)
@@ -39,7 +38,8 @@ pub fn joints_event(robot: &Robot, now: &ArmsNow) -> Event {
                     .iter()
                     .map(|f| point(glam::Vec3::from(f.translation)))
                     .collect(),
-            }
+            };
+            (side.name().to_string(), pose)
         })
         .collect();
     let grippers: BTreeMap<String, f32> = Side::BOTH
@@ -59,7 +59,7 @@ pub fn joints_event(robot: &Robot, now: &ArmsNow) -> Event {
 }
 
 /// Publishes the parts' changes until `shutdown`: at most one event per
-/// `1/hz` seconds while they move; the last change (at rest) always goes out.
+/// `1/hz` seconds while they move; the change to rest goes out at once.
 pub fn spawn(
     robot: Arc<Robot>,
     mut arms: watch::Receiver<ArmsNow>,
@@ -69,18 +69,49 @@ pub fn spawn(
 ) {
     let period = Duration::from_secs_f64(1.0 / hz.clamp(1.0, 100.0));
     tokio::spawn(async move {
+        // A change seen while waiting out the period, not yet published.
+        let mut pending = false;
         loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => break,
-                changed = arms.changed() => if changed.is_err() { break },
+            if !pending {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    changed = arms.changed() => if changed.is_err() { return },
+                }
             }
             let now = arms.borrow_and_update().clone();
             bus.publish_live(&joints_event(&robot, &now));
-            // Changes during the pause are not lost: `changed()` sees the newest.
-            tokio::select! {
-                _ = shutdown.cancelled() => break,
-                _ = tokio::time::sleep(period) => {}
-            }
+            pending = match now.moving {
+                false => false,
+                true => match wait_out(&mut arms, period, &shutdown).await {
+                    Some(changed) => changed,
+                    None => return,
+                },
+            };
         }
     });
+}
+
+/// Waits one period after a moving event; `Some(true)` when a change came
+/// meanwhile (it is published next, at once if the parts came to rest),
+/// `None` when it is time to stop.
+async fn wait_out(
+    arms: &mut watch::Receiver<ArmsNow>,
+    period: Duration,
+    shutdown: &CancellationToken,
+) -> Option<bool> {
+    let until = tokio::time::Instant::now() + period;
+    let mut changed = false;
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return None,
+            _ = tokio::time::sleep_until(until) => return Some(changed),
+            change = arms.changed() => {
+                change.ok()?;
+                changed = true;
+                if !arms.borrow().moving {
+                    return Some(true);
+                }
+            }
+        }
+    }
 }

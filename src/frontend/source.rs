@@ -141,6 +141,7 @@ impl std::fmt::Debug for CpalSource {
 /// Names of the input devices of the default host (for error messages and `--list`).
 pub fn input_device_names() -> Vec<String> {
     use cpal::traits::HostTrait;
+    crate::alsa_quiet::on_this_thread();
     let host = cpal::default_host();
     match host.input_devices() {
         Ok(devs) => devs.map(|d| d.to_string()).collect(),
@@ -164,6 +165,7 @@ impl CpalSource {
         channels: usize,
     ) -> Result<Self, FrontendError> {
         use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+        crate::alsa_quiet::on_this_thread();
         let host = cpal::default_host();
         let device = match name {
             Some(want) => {

@@ -446,6 +446,10 @@ impl RobotBridge {
             })
         };
         match (result, measured) {
+            (Err(reason), Ok(q)) if reason.starts_with("interrupted: ") => Err(format!(
+                "interrupted: the {arm} arm stopped where it was, {:.0} cm short of its goal",
+                short_cm(&q)
+            )),
             (Err(reason), Ok(q)) if !reason.starts_with("the connection") => {
                 Err(format!("the {arm} arm stopped {:.0} cm short of its goal: {reason}", short_cm(&q)))
             }
@@ -489,9 +493,13 @@ impl RobotBridge {
         let bound = Duration::from_secs_f64(
             2.0 * self.settings.time_scale + self.settings.goal_timeout_slack_s,
         );
-        self.follow(goal, &what, bound, cancel)
-            .await
-            .map_err(|e| format!("{what} failed: {e}"))
+        self.follow(goal, &what, bound, cancel).await.map_err(|e| {
+            if e.starts_with("interrupted: ") {
+                format!("interrupted: {what} stopped")
+            } else {
+                format!("{what} failed: {e}")
+            }
+        })
     }
 
     async fn run_head(
@@ -511,7 +519,13 @@ impl RobotBridge {
         );
         self.follow(goal, "the head", bound, cancel)
             .await
-            .map_err(|e| format!("the head did not turn: {e}"))
+            .map_err(|e| {
+                if e.starts_with("interrupted: ") {
+                    e
+                } else {
+                    format!("the head did not turn: {e}")
+                }
+            })
     }
 }
 

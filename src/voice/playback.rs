@@ -169,6 +169,7 @@ impl Playing {
 }
 
 fn open_sink(name: Option<&str>) -> Result<(MixerDeviceSink, String), VoiceError> {
+    crate::alsa_quiet::on_this_thread();
     let host = cpal::default_host();
     let device = match name {
         None => host.default_output_device().ok_or_else(|| {

@@ -250,7 +250,7 @@ function onJoints(event) {
   const path = event.moving && event.path && event.path.length > 1 ? event.path : null;
   const stopped = live && live.moving && !event.moving;
   live = { arms: {}, grippers: event.grippers || {}, carried: event.carried || null, placed, path, moving: !!event.moving, at: Date.now() };
-  for (const arm of event.arms || []) if (arm.frames && arm.frames.length) live.arms[arm.side] = arm.frames;
+  for (const [side, arm] of Object.entries(event.arms || {})) if (arm.frames && arm.frames.length) live.arms[side] = arm.frames;
   if (stopped) {
     // The motion is over: labels are placed again where things are now.
     cancelAnimationFrame(liveFrame);
