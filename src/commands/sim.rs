@@ -259,7 +259,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     })
 }
 
-const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :session (a new session: the table reset, the dialogue forgotten, memory kept), :help, :quit.";
+const HELP: &str = "Type a turn as 'Felix said to Daniel: text' or 'Felix -> Daniel: text'. Commands: :busy PERSON OBJECT, :free PERSON, :state, :reset, :session (a new session: the table reset, the dialogue forgotten, memory kept), :help, :quit. Ctrl-C while the robot moves stops it where it is.";
 
 async fn repl(
     agent: &mut Agent,
@@ -347,7 +347,22 @@ async fn repl(
         }
         match Turn::parse(line) {
             Ok(turn) => {
-                agent.handle_turn(&turn, twin, printer).await;
+                // Ctrl-C while the robot acts stops it where it is (at the prompt it quits).
+                let cancel = tokio_util::sync::CancellationToken::new();
+                let stop = cancel.clone();
+                let watcher = tokio::spawn(async move {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        stop.cancel();
+                    }
+                });
+                agent.handle_turn_until(&turn, twin, printer, &cancel).await;
+                watcher.abort();
+                if cancel.is_cancelled() {
+                    printer.emit(Event::Interrupted {
+                        by: "Ctrl-C".into(),
+                        kind: "stop".into(),
+                    });
+                }
             }
             Err(hint) => {
                 if json {

@@ -306,14 +306,25 @@ impl Agent {
         twin: &mut Twin,
         events: &mut (dyn EventSink + Send),
     ) -> TurnReport {
+        self.handle_turn_until(turn, twin, events, &CancellationToken::new())
+            .await
+    }
+
+    /// As [`Agent::handle_turn`], stopped where it is when `cancel` fires.
+    pub async fn handle_turn_until(
+        &mut self,
+        turn: &Turn,
+        twin: &mut Twin,
+        events: &mut (dyn EventSink + Send),
+        cancel: &CancellationToken,
+    ) -> TurnReport {
         events.emit(Event::Turn {
             speaker: turn.speaker.clone(),
             listener: turn.listener.clone(),
             text: turn.text.clone(),
             speaker_by: turn.speaker_by.clone(),
         });
-        self.respond(turn, twin, events, &CancellationToken::new())
-            .await
+        self.respond(turn, twin, events, cancel).await
     }
 
     /// Answers a turn whose `turn` event was already recorded. When `cancel`
