@@ -269,3 +269,71 @@ async fn a_pause_then_resume_finishes_the_same_hand_over() {
     let (_, state) = daemon.get("/api/state").await;
     assert_eq!(state["objects"]["red_glass"]["held_by"], "Felix", "{state}");
 }
+
+/// Beside a robot (here the mock, through rosbridge), the page follows the
+/// measured joints live, and sees the arms come to rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn beside_a_robot_the_measured_joints_go_live_too() {
+    use attentive::config::Settings;
+    use attentive::robot::mock::MockRobot;
+    use attentive::twin::Twin;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("attentive.toml");
+    std::fs::write(&config, "[robot]\ntime_scale = 0.5\n").expect("config");
+    let settings = Settings::load(Some(&config)).expect("settings");
+    let twin = Twin::load("softdrinks").expect("scene");
+    let mock = MockRobot::start(&twin, &settings.robot, "127.0.0.1:0")
+        .await
+        .expect("mock robot");
+    let url = mock.url();
+    let config_arg = config.to_string_lossy().to_string();
+    let state = dir.path().join("state");
+    let daemon = Daemon::start(
+        &[
+            "--config",
+            &config_arg,
+            "--no-audio",
+            "--scene",
+            "softdrinks",
+            "--robot",
+            &url,
+        ],
+        &[],
+        &state,
+    );
+    daemon
+        .wait_for("the bridge to connect", |l| {
+            of_type(l, "robot")
+                .iter()
+                .any(|e| e["status"] == "connected")
+        })
+        .await;
+    let mut events = subscribe(&daemon).await;
+    say(&daemon).await;
+    let mut seen = Vec::new();
+    until(&mut events, &mut seen, "a moving arm", |e| {
+        is_joints(e) && e["moving"] == true
+    })
+    .await;
+    let (_, done) = until(&mut events, &mut seen, "the action", action).await;
+    assert_eq!(done["ok"], true, "{done}");
+    let last = seen
+        .iter()
+        .rev()
+        .find(|(_, e)| is_joints(e))
+        .map(|(_, e)| e.clone());
+    if last.as_ref().is_none_or(|e| e["moving"] != false) {
+        until(&mut events, &mut seen, "the arms at rest", |e| {
+            is_joints(e) && e["moving"] == false
+        })
+        .await;
+    }
+    let moving = seen
+        .iter()
+        .filter(|(_, e)| is_joints(e) && e["moving"] == true)
+        .count();
+    assert!(moving >= 5, "{moving} joints events while the robot moved");
+    assert!(of_type(&daemon.log(), "joints").is_empty());
+    mock.stop();
+}

@@ -115,3 +115,50 @@ async fn wait_out(
         }
     }
 }
+
+/// Joints that moved less than this (rad) since the last measurement stand still.
+const STILL_RAD: f32 = 1e-3;
+/// An arm whose joints stood still this long is at rest.
+const REST_AFTER: Duration = Duration::from_millis(300);
+
+/// Follows a real robot's measured joints (each perception update) into
+/// `arms`, moving while they change and at rest once they stood still a while.
+pub fn follow_measured(
+    measured: crate::robot::bridge::MeasuredArms,
+    mut updates: watch::Receiver<u64>,
+    arms: watch::Sender<ArmsNow>,
+    shutdown: CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut last: Option<[crate::twin::kinematics::Joints; 2]> = None;
+        let mut changed_at = tokio::time::Instant::now();
+        let mut moving = false;
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                changed = updates.changed() => if changed.is_err() { return },
+            }
+            let Some(now) = measured.now() else { continue };
+            let still = last.is_some_and(|l| {
+                l.iter()
+                    .flatten()
+                    .zip(now.iter().flatten())
+                    .all(|(a, b)| (a - b).abs() < STILL_RAD)
+            });
+            if !still {
+                moving = last.is_some();
+                last = Some(now);
+                changed_at = tokio::time::Instant::now();
+            } else if moving && changed_at.elapsed() >= REST_AFTER {
+                moving = false;
+            } else {
+                continue;
+            }
+            arms.send_replace(ArmsNow {
+                joints: now,
+                moving,
+                ..ArmsNow::default()
+            });
+        }
+    });
+}

@@ -290,6 +290,26 @@ pub fn robot(
     let bridge =
         crate::robot::RobotBridge::start(&settings.robot, &url, &twin.world, shutdown.clone())
             .map_err(|e| DaemonError::Load(format!("the robot bridge: {e}")))?;
+    if let Ok(kinematics) = &twin.robot {
+        let (arms, watchers) = watch::channel(ArmsNow {
+            joints: twin.joints,
+            ..ArmsNow::default()
+        });
+        let hz = settings.daemon.joints_hz;
+        motion::spawn(
+            kinematics.clone(),
+            watchers,
+            bus.clone(),
+            hz,
+            shutdown.clone(),
+        );
+        motion::follow_measured(
+            bridge.measured_arms(),
+            bridge.updates(),
+            arms,
+            shutdown.clone(),
+        );
+    }
     let mut statuses = bridge.status_events(shutdown);
     let forward = bus.clone();
     tokio::spawn(async move {

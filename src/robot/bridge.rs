@@ -76,6 +76,22 @@ impl Head {
     }
 }
 
+/// The robot's measured arms, readable apart from the bridge (the page follows them live).
+#[derive(Clone)]
+pub struct MeasuredArms {
+    perceived: Arc<Mutex<Perceived>>,
+    joint_map: JointMap,
+}
+
+impl MeasuredArms {
+    /// Both arms' last measured joints (twin convention), when the joint states name them all.
+    pub fn now(&self) -> Option<[Joints; 2]> {
+        let p = lock(&self.perceived);
+        let arm = |side| self.joint_map.arm(side).read(&p.joints).ok();
+        Some([arm(Side::Left)?, arm(Side::Right)?])
+    }
+}
+
 /// The bridge to one robot.
 pub struct RobotBridge {
     client: Rosbridge,
@@ -206,6 +222,14 @@ impl RobotBridge {
     /// Changes whenever new perception arrived (to apply it when idle).
     pub fn updates(&self) -> watch::Receiver<u64> {
         self.updates.clone()
+    }
+
+    /// The measured arms, for watching them move.
+    pub fn measured_arms(&self) -> MeasuredArms {
+        MeasuredArms {
+            perceived: self.perceived.clone(),
+            joint_map: self.joint_map.clone(),
+        }
     }
 
     /// Waits until connected and the joint states are fresh, at most `bound`;
