@@ -70,6 +70,21 @@ async fn until(
     }
 }
 
+/// Waits for the arms at rest: the last joints event, which may come just
+/// before or after the action's event.
+async fn at_rest(
+    events: &mut mpsc::UnboundedReceiver<(Instant, Value)>,
+    seen: &mut Vec<(Instant, Value)>,
+) {
+    let last = seen.iter().rev().find(|(_, e)| is_joints(e));
+    if last.is_none_or(|(_, e)| e["moving"] != false) {
+        until(events, seen, "the arms at rest", |e| {
+            is_joints(e) && e["moving"] == false
+        })
+        .await;
+    }
+}
+
 fn is_joints(e: &Value) -> bool {
     e["type"] == "joints"
 }
@@ -125,17 +140,7 @@ async fn joints_go_live_at_the_configured_rate_and_stop_after_the_motion() {
     let (_, done) = until(&mut events, &mut seen, "the action", action).await;
     assert_eq!(done["ok"], true, "{done}");
     // The arm at rest is the last joints event (it may come just before or after the action's).
-    let last = seen
-        .iter()
-        .rev()
-        .find(|(_, e)| is_joints(e))
-        .map(|(_, e)| e.clone());
-    if last.as_ref().is_none_or(|e| e["moving"] != false) {
-        until(&mut events, &mut seen, "the arm at rest", |e| {
-            is_joints(e) && e["moving"] == false
-        })
-        .await;
-    }
+    at_rest(&mut events, &mut seen).await;
 
     let joints: Vec<&(Instant, Value)> = seen.iter().filter(|(_, e)| is_joints(e)).collect();
     assert!(joints.len() >= 5, "{} joints events", joints.len());
@@ -318,17 +323,7 @@ async fn beside_a_robot_the_measured_joints_go_live_too() {
     .await;
     let (_, done) = until(&mut events, &mut seen, "the action", action).await;
     assert_eq!(done["ok"], true, "{done}");
-    let last = seen
-        .iter()
-        .rev()
-        .find(|(_, e)| is_joints(e))
-        .map(|(_, e)| e.clone());
-    if last.as_ref().is_none_or(|e| e["moving"] != false) {
-        until(&mut events, &mut seen, "the arms at rest", |e| {
-            is_joints(e) && e["moving"] == false
-        })
-        .await;
-    }
+    at_rest(&mut events, &mut seen).await;
     let moving = seen
         .iter()
         .filter(|(_, e)| is_joints(e) && e["moving"] == true)
