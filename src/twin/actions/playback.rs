@@ -334,12 +334,12 @@ impl Actuators for SimulatedRobot {
         cancel: &CancellationToken,
     ) -> Result<(), String> {
         let side = motion.side;
-        let path = hand_path(twin, motion);
         if self.pace.instant() {
             twin.joints[side as usize] = motion.final_joints();
             carry(twin);
             return Ok(());
         }
+        let path = hand_path(twin, motion);
         let start = Instant::now();
         loop {
             let t = self.planned_since(start);
