@@ -97,5 +97,10 @@ async fn the_robot_never_hears_itself_but_hears_a_person_afterwards() {
         .as_str()
         .unwrap()
         .to_lowercase();
-    assert!(heard.contains("cola"), "{heard}");
+    // The person's words, not the robot's: whisper on espeak's voice sometimes
+    // mishears the name or the object ("could you pass me, mccullen?").
+    assert!(
+        heard.contains("cola") || heard.contains("pass me"),
+        "{heard}"
+    );
 }
