@@ -265,20 +265,8 @@ pub fn robot(
     shutdown: CancellationToken,
 ) -> Result<Body, DaemonError> {
     let url = options.robot.clone().or_else(|| settings.robot.url.clone());
+    let arms = published_arms(settings, twin, bus, &shutdown);
     let Some(url) = url else {
-        let (arms, watchers) = watch::channel(ArmsNow {
-            joints: twin.joints,
-            ..ArmsNow::default()
-        });
-        if let Ok(kinematics) = &twin.robot {
-            motion::spawn(
-                kinematics.clone(),
-                watchers,
-                bus.clone(),
-                settings.daemon.joints_hz,
-                shutdown,
-            );
-        }
         let simulated = SimulatedRobot::new(settings.sim.pace()).watched_by(arms);
         return Ok(Body {
             executor: Box::new(simulated),
@@ -290,26 +278,12 @@ pub fn robot(
     let bridge =
         crate::robot::RobotBridge::start(&settings.robot, &url, &twin.world, shutdown.clone())
             .map_err(|e| DaemonError::Load(format!("the robot bridge: {e}")))?;
-    if let Ok(kinematics) = &twin.robot {
-        let (arms, watchers) = watch::channel(ArmsNow {
-            joints: twin.joints,
-            ..ArmsNow::default()
-        });
-        let hz = settings.daemon.joints_hz;
-        motion::spawn(
-            kinematics.clone(),
-            watchers,
-            bus.clone(),
-            hz,
-            shutdown.clone(),
-        );
-        motion::follow_measured(
-            bridge.measured_arms(),
-            bridge.updates(),
-            arms,
-            shutdown.clone(),
-        );
-    }
+    motion::follow_measured(
+        bridge.measured_arms(),
+        bridge.updates(),
+        arms,
+        shutdown.clone(),
+    );
     let mut statuses = bridge.status_events(shutdown);
     let forward = bus.clone();
     tokio::spawn(async move {
@@ -332,6 +306,31 @@ pub fn robot(
         url: Some(url),
         glance,
     })
+}
+
+/// Where the robot's parts are, published to the page as `joints` events
+/// (through the twin's kinematics; without a robot model nobody listens).
+fn published_arms(
+    settings: &Settings,
+    twin: &Twin,
+    bus: &Bus,
+    shutdown: &CancellationToken,
+) -> watch::Sender<ArmsNow> {
+    let (arms, watchers) = watch::channel(ArmsNow {
+        joints: twin.joints,
+        ..ArmsNow::default()
+    });
+    if let Ok(kinematics) = &twin.robot {
+        let hz = settings.daemon.joints_hz;
+        motion::spawn(
+            kinematics.clone(),
+            watchers,
+            bus.clone(),
+            hz,
+            shutdown.clone(),
+        );
+    }
+    arms
 }
 
 /// The agent's worker, and the handles the API and the stop need.

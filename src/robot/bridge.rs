@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::events::Event;
 use crate::twin::actions::playback::{self, Actuators};
-use crate::twin::actions::{Execution, Executor, Plan};
+use crate::twin::actions::{interrupted, is_interrupted, Execution, Executor, Plan};
 use crate::twin::kinematics::{Joints, Motion, Side, DOF};
 use crate::twin::{ObjectId, Twin, World};
 
@@ -395,7 +395,7 @@ impl RobotBridge {
             _ = cancel.cancelled() => {
                 self.client.cancel_goal(&goal);
                 let _ = tokio::time::timeout(Duration::from_secs(1), goal.end()).await;
-                return Err(format!("interrupted: {what} stopped where it was"));
+                return Err(interrupted(&format!("{what} stopped where it was")));
             }
         };
         match ended {
@@ -470,10 +470,10 @@ impl RobotBridge {
             })
         };
         match (result, measured) {
-            (Err(reason), Ok(q)) if reason.starts_with("interrupted: ") => Err(format!(
-                "interrupted: the {arm} arm stopped where it was, {:.0} cm short of its goal",
+            (Err(reason), Ok(q)) if is_interrupted(&reason) => Err(interrupted(&format!(
+                "the {arm} arm stopped where it was, {:.0} cm short of its goal",
                 short_cm(&q)
-            )),
+            ))),
             (Err(reason), Ok(q)) if !reason.starts_with("the connection") => {
                 Err(format!("the {arm} arm stopped {:.0} cm short of its goal: {reason}", short_cm(&q)))
             }
@@ -518,8 +518,8 @@ impl RobotBridge {
             2.0 * self.settings.time_scale + self.settings.goal_timeout_slack_s,
         );
         self.follow(goal, &what, bound, cancel).await.map_err(|e| {
-            if e.starts_with("interrupted: ") {
-                format!("interrupted: {what} stopped")
+            if is_interrupted(&e) {
+                interrupted(&format!("{what} stopped"))
             } else {
                 format!("{what} failed: {e}")
             }
@@ -544,7 +544,7 @@ impl RobotBridge {
         self.follow(goal, "the head", bound, cancel)
             .await
             .map_err(|e| {
-                if e.starts_with("interrupted: ") {
+                if is_interrupted(&e) {
                     e
                 } else {
                     format!("the head did not turn: {e}")

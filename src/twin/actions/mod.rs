@@ -73,6 +73,19 @@ pub struct ActionReport {
     pub facts: serde_json::Value,
 }
 
+/// How an executor's error says a person stopped it (not a failure of the robot).
+const INTERRUPTED: &str = "interrupted: ";
+
+/// An executor's error for a part a person stopped: `what` is one clause.
+pub fn interrupted(what: &str) -> String {
+    format!("{INTERRUPTED}{what}")
+}
+
+/// Whether an executor's error says a person stopped it.
+pub fn is_interrupted(error: &str) -> bool {
+    error.starts_with(INTERRUPTED)
+}
+
 /// The future of an execution: `Ok` when every step ran, else one sentence.
 pub type Execution<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
 
@@ -345,7 +358,7 @@ pub async fn execute_on(
     };
     if let Err(e) = executor.run(twin, &prepared.plan, cancel).await {
         prepared.facts["executed"] = false.into();
-        let Some(part) = e.strip_prefix("interrupted: ") else {
+        let Some(part) = e.strip_prefix(INTERRUPTED) else {
             return failed(format!("Execution failed: {e}"), prepared.facts);
         };
         prepared.facts["interrupted"] = true.into();

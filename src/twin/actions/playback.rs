@@ -17,7 +17,7 @@ use crate::twin::Twin;
 
 use super::search::{Plan, PlannedStep};
 use super::simulate::Effect;
-use super::{apply_effect, Execution, Executor};
+use super::{apply_effect, interrupted, Execution, Executor};
 
 /// What moves the robot's parts: one arm motion, one gripper command, one head
 /// turn at a time. Each returns one sentence on failure or cancel, leaving the
@@ -280,6 +280,11 @@ impl SimulatedRobot {
         });
     }
 
+    /// Tells the watchers that nothing moves now.
+    fn rest(&self, twin: &Twin) {
+        self.tell(twin, false, &Arc::from(Vec::new()));
+    }
+
     /// Waits one tick, or returns `false` at once when cancelled.
     async fn tick(&self, cancel: &CancellationToken) -> bool {
         tokio::select! {
@@ -321,7 +326,7 @@ impl Actuators for SimulatedRobot {
         let start = Instant::now();
         while f64::from(self.planned_since(start)) < self.pace.head_s {
             if !self.tick(cancel).await {
-                return Err("interrupted: the head stopped where it was".into());
+                return Err(interrupted("the head stopped where it was"));
             }
         }
         Ok(())
@@ -346,16 +351,16 @@ impl Actuators for SimulatedRobot {
             twin.joints[side as usize] = motion.joints_at(t);
             carry(twin);
             if t >= motion.duration_s {
-                self.tell(twin, false, &Arc::from(Vec::new()));
+                self.rest(twin);
                 return Ok(());
             }
             self.tell(twin, true, &path);
             if !self.tick(cancel).await {
-                self.tell(twin, false, &Arc::from(Vec::new()));
-                return Err(format!(
-                    "interrupted: the {} arm stopped where it was",
+                self.rest(twin);
+                return Err(interrupted(&format!(
+                    "the {} arm stopped where it was",
                     side.name()
-                ));
+                )));
             }
         }
     }
@@ -382,10 +387,10 @@ impl Actuators for SimulatedRobot {
                 if !self.tick(cancel).await {
                     self.tell(twin, false, &no_path);
                     let doing = if close { "closing on" } else { "letting go of" };
-                    return Err(format!(
-                        "interrupted: the {} hand stopped {doing} {object}",
+                    return Err(interrupted(&format!(
+                        "the {} hand stopped {doing} {object}",
                         side.name()
-                    ));
+                    )));
                 }
             }
         }
@@ -408,7 +413,7 @@ impl Executor for SimulatedRobot {
                 self.set_gripper(side, if holds { 1.0 } else { 0.0 });
             }
             let played = play(&*self, twin, plan, cancel).await;
-            self.tell(twin, false, &Arc::from(Vec::new()));
+            self.rest(twin);
             played
         })
     }
