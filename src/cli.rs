@@ -110,6 +110,9 @@ pub enum BenchCommand {
         /// Print every failed case.
         #[arg(long)]
         failures: bool,
+        /// Robot description (name under scenes/robots/ or a path) instead of the tables' own.
+        #[arg(long)]
+        robot: Option<String>,
     },
 }
 

@@ -121,7 +121,7 @@ fn assert_twin_arm_is_measured(rig: &Rig, arm: &str) {
     let joints = rig.mock.joints();
     let measured: Vec<f64> = names.iter().map(|n| joints[n]).collect();
     let twin_q = rig.twin.joints[if arm == "left" { 0 } else { 1 }];
-    for (m, t) in measured.iter().zip(twin_q) {
+    for (m, &t) in measured.iter().zip(twin_q.iter()) {
         assert!(
             (m - f64::from(t)).abs() < 0.02,
             "{measured:?} vs {twin_q:?}"
@@ -165,7 +165,7 @@ async fn a_hand_over_runs_as_controller_goals_and_the_twin_ends_where_the_robot_
         );
         for p in &g.positions {
             assert_eq!(p.len(), 7);
-            let q: [f32; 7] = std::array::from_fn(|i| p[i] as f32);
+            let q: attentive::twin::kinematics::Joints = p.iter().map(|v| *v as f32).collect();
             assert_eq!(
                 robot.arm(side(&arm)).limit_violation(&q, 1e-3),
                 None,

@@ -20,7 +20,15 @@ pub fn run(args: &BenchArgs, json_output: bool) -> anyhow::Result<ExitCode> {
             seed,
             threads,
             failures,
-        } => planner(tables, seed, threads, failures, json_output),
+            ref robot,
+        } => planner(
+            tables,
+            seed,
+            threads,
+            failures,
+            robot.as_deref(),
+            json_output,
+        ),
     }
 }
 
@@ -29,6 +37,7 @@ fn planner(
     seed: u64,
     threads: usize,
     failures: bool,
+    robot: Option<&str>,
     json_output: bool,
 ) -> anyhow::Result<ExitCode> {
     let kinds = KindCatalog::load_shipped().context("loading scenes/kinds.toml")?;
@@ -40,8 +49,11 @@ fn planner(
     let mut cases: Vec<CaseResult> = Vec::new();
     for k in 0..tables {
         let table = seed.wrapping_add(k);
-        let world = planner_bench::random_table(table, &kinds)
+        let mut world = planner_bench::random_table(table, &kinds)
             .with_context(|| format!("random table {table}"))?;
+        if let Some(robot) = robot {
+            world.robot.description = robot.to_string();
+        }
         // Without a robot model nothing is reachable: say why rather than count 0 cases.
         if let Err(e) = &attentive::twin::Twin::from_world(world.clone()).robot {
             anyhow::bail!("random table {table}: no robot model: {e}");

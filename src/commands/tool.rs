@@ -33,6 +33,9 @@ pub fn run(args: &ToolArgs, json_output: bool, config: Option<&Path>) -> anyhow:
     let mut bridge = match (&robot_url, &runtime) {
         (Some(url), Some(runtime)) => {
             let settings = Settings::load(config)?;
+            if let Ok(robot) = &twin.robot {
+                settings.robot.matches(robot)?;
+            }
             let _guard = runtime.enter();
             let mut bridge =
                 RobotBridge::start(&settings.robot, url, &twin.world, CancellationToken::new())?;

@@ -35,6 +35,7 @@ pub fn joints_event(robot: &Robot, now: &ArmsNow) -> Event {
                 frames: robot
                     .arm(side)
                     .link_frames(&q)
+                    .all()
                     .iter()
                     .map(|f| point(glam::Vec3::from(f.translation)))
                     .collect(),

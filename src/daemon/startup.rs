@@ -275,6 +275,12 @@ pub fn robot(
             glance: None,
         });
     };
+    if let Ok(robot) = &twin.robot {
+        settings
+            .robot
+            .matches(robot)
+            .map_err(|e| DaemonError::Load(format!("the robot bridge: {e}")))?;
+    }
     let bridge =
         crate::robot::RobotBridge::start(&settings.robot, &url, &twin.world, shutdown.clone())
             .map_err(|e| DaemonError::Load(format!("the robot bridge: {e}")))?;

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::Event;
 use crate::twin::actions::playback::{self, Actuators};
 use crate::twin::actions::{interrupted, is_interrupted, Execution, Executor, Plan};
-use crate::twin::kinematics::{Joints, Motion, Side, DOF};
+use crate::twin::kinematics::{Joints, Motion, Side};
 use crate::twin::{ObjectId, Twin, World};
 
 use super::client::{BridgeError, ClientOptions, Goal, LinkStatus, Rosbridge};
@@ -555,7 +555,7 @@ impl RobotBridge {
 
 /// The joint that differs most, and by how much (rad).
 fn largest_difference(a: &Joints, b: &Joints) -> Option<(usize, f32)> {
-    (0..DOF)
+    (0..a.len().min(b.len()))
         .map(|i| (i, (a[i] - b[i]).abs()))
         .max_by(|x, y| x.1.total_cmp(&y.1))
 }

@@ -3,28 +3,29 @@
 
 use std::collections::HashMap;
 
-use crate::twin::kinematics::{Joints, Side, DOF};
+use crate::twin::kinematics::{Joints, Side};
 
 use super::settings::{ArmSettings, RobotSettings};
 
 /// One arm's joint names and convention.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArmJoints {
-    /// Driver joint names 1..7.
+    /// Driver joint names, base to tip.
     pub names: Vec<String>,
-    offset_rad: [f64; DOF],
-    sign: [f64; DOF],
+    offset_rad: Vec<f64>,
+    sign: Vec<f64>,
 }
 
 impl ArmJoints {
     /// From validated settings.
     pub fn new(arm: &ArmSettings) -> Self {
-        let mut offset_rad = [0.0; DOF];
-        let mut sign = [1.0; DOF];
-        for i in 0..DOF {
-            offset_rad[i] = arm.offset_deg.get(i).copied().unwrap_or(0.0).to_radians();
-            sign[i] = arm.sign.get(i).copied().unwrap_or(1.0);
-        }
+        let n = arm.joints.len();
+        let offset_rad = (0..n)
+            .map(|i| arm.offset_deg.get(i).copied().unwrap_or(0.0).to_radians())
+            .collect();
+        let sign = (0..n)
+            .map(|i| arm.sign.get(i).copied().unwrap_or(1.0))
+            .collect();
         Self {
             names: arm.joints.clone(),
             offset_rad,
@@ -33,20 +34,26 @@ impl ArmJoints {
     }
 
     /// The driver's angles for twin joints.
-    pub fn driver_from_twin(&self, q: &Joints) -> [f64; DOF] {
-        std::array::from_fn(|i| self.sign[i] * f64::from(q[i]) + self.offset_rad[i])
+    pub fn driver_from_twin(&self, q: &Joints) -> Vec<f64> {
+        q.iter()
+            .zip(self.sign.iter().zip(&self.offset_rad))
+            .map(|(v, (sign, offset))| sign * f64::from(*v) + offset)
+            .collect()
     }
 
     /// Twin joints for the driver's angles.
-    pub fn twin_from_driver(&self, q: &[f64; DOF]) -> Joints {
-        std::array::from_fn(|i| ((q[i] - self.offset_rad[i]) * self.sign[i]) as f32)
+    pub fn twin_from_driver(&self, q: &[f64]) -> Joints {
+        q.iter()
+            .zip(self.sign.iter().zip(&self.offset_rad))
+            .map(|(v, (sign, offset))| ((v - offset) * sign) as f32)
+            .collect()
     }
 
     /// This arm's joints in a name → position map, or the names that are missing.
     pub fn read(&self, positions: &HashMap<String, f64>) -> Result<Joints, Vec<String>> {
-        let mut q = [0.0; DOF];
+        let mut q = vec![0.0; self.names.len()];
         let mut missing = Vec::new();
-        for (i, name) in self.names.iter().enumerate().take(DOF) {
+        for (i, name) in self.names.iter().enumerate() {
             match positions.get(name) {
                 Some(v) if v.is_finite() => q[i] = *v,
                 _ => missing.push(name.clone()),
@@ -99,12 +106,13 @@ mod tests {
             sign: vec![1.0; 7],
         };
         let joints = ArmJoints::new(&arm);
-        let q: Joints = [0.1, -2.32, 0.3, 0.4, -0.5, 2.0, 0.7];
+        let q = Joints::from([0.1, -2.32, 0.3, 0.4, -0.5, 2.0, 0.7]);
         let driver = joints.driver_from_twin(&q);
         // Twin's -133 deg on joint 2 is Kinova's 47 deg, its lower limit.
         assert!((driver[1].to_degrees() - (180.0 - 132.9)).abs() < 0.1);
         let back = joints.twin_from_driver(&driver);
-        for i in 0..DOF {
+        assert_eq!(back.len(), 7);
+        for i in 0..7 {
             assert!((back[i] - q[i]).abs() < 1e-5);
         }
     }

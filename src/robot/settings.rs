@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::twin::kinematics::{MAX_JOINTS, MIN_JOINTS};
+
 /// The robot bridge's configuration (environment `ATTENTIVE_ROBOT__*`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -60,7 +62,7 @@ impl Default for RobotSettings {
 pub struct ArmSettings {
     /// The controller's action, e.g. `/left_arm_controller/follow_joint_trajectory`.
     pub action: String,
-    /// The driver's names of joints 1..7.
+    /// The driver's joint names, base to tip, as many as the robot description's arm has.
     pub joints: Vec<String>,
     /// `driver = sign · twin + offset` per joint: the offsets (degrees).
     pub offset_deg: Vec<f64>,
@@ -187,18 +189,41 @@ impl Default for PerceptionSettings {
 pub struct RobotSettingsError(pub String);
 
 impl RobotSettings {
+    /// Checks that each arm names as many joints as the twin's robot has.
+    pub fn matches(
+        &self,
+        robot: &crate::twin::kinematics::Robot,
+    ) -> Result<(), RobotSettingsError> {
+        use crate::twin::kinematics::Side;
+        for (name, arm, side) in [
+            ("left_arm", &self.left_arm, Side::Left),
+            ("right_arm", &self.right_arm, Side::Right),
+        ] {
+            let twin = robot.arm(side).dof();
+            if arm.joints.len() != twin {
+                return Err(RobotSettingsError(format!(
+                    "{name}.joints names {} joints, but {}'s {side} arm has {twin} ({})",
+                    arm.joints.len(),
+                    robot.name,
+                    robot.arm(side).joint_names().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the parts a typo would break at run time.
     pub fn validate(&self) -> Result<(), RobotSettingsError> {
         for (name, arm) in [("left_arm", &self.left_arm), ("right_arm", &self.right_arm)] {
-            if arm.joints.len() != 7 {
+            let n = arm.joints.len();
+            if !(MIN_JOINTS..=MAX_JOINTS).contains(&n) {
                 return Err(RobotSettingsError(format!(
-                    "{name}.joints names {} joints; a Jaco arm has 7",
-                    arm.joints.len()
+                    "{name}.joints names {n} joints; an arm has {MIN_JOINTS} to {MAX_JOINTS}"
                 )));
             }
-            if arm.offset_deg.len() != 7 || arm.sign.len() != 7 {
+            if arm.offset_deg.len() != n || arm.sign.len() != n {
                 return Err(RobotSettingsError(format!(
-                    "{name}.offset_deg and {name}.sign need 7 values each"
+                    "{name}.offset_deg and {name}.sign need {n} values each, one per joint"
                 )));
             }
             if let Some(s) = arm.sign.iter().find(|s| (s.abs() - 1.0).abs() > 1e-9) {
@@ -245,8 +270,18 @@ mod tests {
     #[test]
     fn a_wrong_joint_count_or_sign_is_named() {
         let mut s = RobotSettings::default();
+        s.left_arm.joints.truncate(5);
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .0
+            .contains("left_arm.joints names 5 joints"));
+        let mut s = RobotSettings::default();
         s.left_arm.joints.pop();
-        assert!(s.validate().unwrap_err().0.contains("left_arm.joints"));
+        assert!(s.validate().unwrap_err().0.contains("need 6 values each"));
+        s.left_arm.offset_deg.pop();
+        s.left_arm.sign.pop();
+        assert!(s.validate().is_ok(), "a six-joint arm is fine");
         let mut s = RobotSettings::default();
         s.right_arm.sign[2] = 0.5;
         assert!(s.validate().unwrap_err().0.contains("right_arm.sign"));

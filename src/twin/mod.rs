@@ -48,7 +48,7 @@ impl Twin {
                 r.home(kinematics::Side::Left),
                 r.home(kinematics::Side::Right),
             ],
-            Err(_) => [[0.0; kinematics::DOF]; 2],
+            Err(_) => [kinematics::Joints::default(); 2],
         };
         Self {
             initial: world.clone(),

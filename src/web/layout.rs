@@ -74,10 +74,12 @@ pub fn layout(twin: &Twin) -> Value {
                 let q = twin.joints[side as usize];
                 let frames = robot.arm(side).link_frames(&q);
                 let points: Vec<[f32; 2]> = frames
+                    .all()
                     .iter()
                     .map(|f| xy(glam::Vec3::from(f.translation)))
                     .collect();
                 let points3: Vec<[f32; 3]> = frames
+                    .all()
                     .iter()
                     .map(|f| {
                         let v = glam::Vec3::from(f.translation);

@@ -617,7 +617,7 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
         ActionRequest::Pour { source, target } => {
             let state = PlanState {
                 world: world.clone(),
-                joints: [simulate::NO_JOINTS; 2],
+                joints: [crate::twin::kinematics::Joints::default(); 2],
                 holding: None,
             };
             let spot = table_spot(&state, source).unwrap_or_default();

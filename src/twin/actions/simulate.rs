@@ -10,7 +10,7 @@ use crate::twin::kinds::{GraspType, ShapeTemplate};
 use crate::twin::kinematics::{
     frame_from_z_x, translation, AttachedObject, IkOptions, IkTarget, Joints, Motion,
     MotionFailure, MotionOptions, MotionRequest, ObstacleSet, Obstacles as _, Robot, Side,
-    Waypoint, DOF,
+    Waypoint,
 };
 use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
@@ -1265,7 +1265,7 @@ fn joint_move(
     for i in 0..=n {
         let s = min_jerk(i as f32 / n as f32);
         let mut q = start;
-        for j in 0..DOF {
+        for j in 0..q.len() {
             q[j] = start[j] + (goal[j] - start[j]) * s;
         }
         if let Some(j) = arm.limit_violation(&q, 1e-4) {
@@ -1422,6 +1422,3 @@ pub fn apply_pour(world: &mut World, source: ObjectId, target: ObjectId) {
         world.object_mut(source).used = true;
     }
 }
-
-/// Zero joints, for twins without a robot.
-pub const NO_JOINTS: Joints = [0.0; DOF];

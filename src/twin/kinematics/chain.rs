@@ -3,21 +3,44 @@
 
 use glam::{Affine3A, Vec3, Vec3A};
 
-use super::description::{LinkDescription, RobotDescription};
-use super::pose::pose_from_xyz_rpy_deg;
+use super::joints::{Joints, MAX_JOINTS};
+use super::model::{ArmModel, JointModel, LinkCapsule};
 
-/// Joints per arm (Jaco Gen2 7-DOF).
-pub const DOF: usize = 7;
-/// Chain frames: 0 = base, 1..=7 after each joint (7 = flange), 8 = hand (tool centre).
-pub const FRAMES: usize = DOF + 2;
-/// Index of the hand (tool-centre) frame in [`LinkFrames`].
-pub const HAND_FRAME: usize = DOF + 1;
+/// Most chain frames one arm has: the base, one per joint, the hand.
+pub const MAX_FRAMES: usize = MAX_JOINTS + 2;
 
-/// A joint vector in radians, in the description's zero convention.
-pub type Joints = [f32; DOF];
+/// World-frame transforms of every chain frame of one arm (`[i]` is `world_from_frame_i`:
+/// 0 = base, i = after joint i, the last = hand), and each joint's world axis for the
+/// Jacobian.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkFrames {
+    joints: usize,
+    frames: [Affine3A; MAX_FRAMES],
+    /// World direction of each joint's axis.
+    axes: [Vec3A; MAX_JOINTS],
+    /// A world point on each joint's axis.
+    pivots: [Vec3A; MAX_JOINTS],
+}
 
-/// World-frame transforms of every chain frame, `world_from_frame[i]`.
-pub type LinkFrames = [Affine3A; FRAMES];
+impl LinkFrames {
+    /// The hand (tool-centre) frame.
+    pub fn hand(&self) -> &Affine3A {
+        &self.frames[self.joints + 1]
+    }
+
+    /// Every frame, base first, hand last.
+    pub fn all(&self) -> &[Affine3A] {
+        &self.frames[..self.joints + 2]
+    }
+}
+
+impl std::ops::Index<usize> for LinkFrames {
+    type Output = Affine3A;
+
+    fn index(&self, i: usize) -> &Affine3A {
+        &self.all()[i]
+    }
+}
 
 /// Which arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,95 +78,101 @@ impl std::fmt::Display for Side {
     }
 }
 
-/// Geometric Jacobian, 6 rows (linear velocity xyz, angular velocity xyz, world frame) by 7 joints.
+/// Geometric Jacobian, 6 rows (linear velocity xyz, angular velocity xyz, world frame) by
+/// the arm's joints (columns past them are zero).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Jacobian(pub [[f32; DOF]; 6]);
+pub struct Jacobian(pub [[f32; MAX_JOINTS]; 6]);
 
-/// Kinematics of one mounted arm; cheap to copy around, no allocation per query.
+/// Kinematics of one mounted arm; cheap to query, no allocation per query.
 #[derive(Debug, Clone)]
 pub struct ArmKinematics {
     /// Which arm this is.
     pub side: Side,
     /// Arm base in the world.
     pub world_from_base: Affine3A,
-    /// Constant part Tz(d)·Tx(a)·Rx(alpha) of each DH row.
-    dh_fixed: [Affine3A; DOF],
-    /// theta offset of each joint (rad).
-    theta_offset: Joints,
-    /// Hand (tool centre) in the flange frame.
-    flange_from_hand: Affine3A,
+    /// The chain, base to tip.
+    joints: Vec<JointModel>,
+    /// Hand (tool centre) in the last joint's frame.
+    last_from_hand: Affine3A,
     /// Lower joint limits (rad).
     pub lower: Joints,
     /// Upper joint limits (rad).
     pub upper: Joints,
     /// Joint has no hard stop (its range is only a planning bound).
-    pub continuous: [bool; DOF],
+    pub continuous: Vec<bool>,
     /// Home joint pose (rad).
     pub home: Joints,
     /// Pose out of the other arm's way (rad), when the description has one.
     pub aside: Option<Joints>,
     /// Link capsule geometry.
-    pub links: Vec<LinkDescription>,
+    pub links: Vec<LinkCapsule>,
     /// `skip[i][j]`: links i and j are never checked against each other.
     pub(crate) skip: Vec<Vec<bool>>,
 }
 
 impl ArmKinematics {
     /// Builds one arm of a validated description, placed by `world_from_robot`.
-    pub fn new(description: &RobotDescription, side: Side, world_from_robot: &Affine3A) -> Self {
-        let arm = match side {
-            Side::Left => &description.arms.left,
-            Side::Right => &description.arms.right,
-        };
-        let robot_from_base = pose_from_xyz_rpy_deg(arm.mount_xyz, arm.mount_rpy_deg);
-        let mut dh_fixed = [Affine3A::IDENTITY; DOF];
-        let mut theta_offset = [0.0; DOF];
-        let mut lower = [0.0; DOF];
-        let mut upper = [0.0; DOF];
-        let mut continuous = [false; DOF];
-        // Validation guarantees exactly DOF joints; zip keeps this panic-free regardless.
-        for (i, j) in description.chain.joints.iter().take(DOF).enumerate() {
-            dh_fixed[i] = Affine3A::from_translation(Vec3::new(j.a, 0.0, j.d))
-                * Affine3A::from_rotation_x(j.alpha_deg.to_radians());
-            theta_offset[i] = j.theta_offset_deg.to_radians();
-            lower[i] = j.min_deg.to_radians();
-            upper[i] = j.max_deg.to_radians();
-            continuous[i] = j.continuous;
-        }
-        Self {
+    pub fn new(model: &ArmModel, side: Side, world_from_robot: &Affine3A) -> Self {
+        let mut arm = Self {
             side,
-            world_from_base: *world_from_robot * robot_from_base,
-            dh_fixed,
-            theta_offset,
-            flange_from_hand: Affine3A::from_translation(Vec3::from_array(
-                description.hand.tcp_offset,
-            )),
-            lower,
-            upper,
-            continuous,
-            home: arm.home_deg.map(f32::to_radians),
-            aside: arm.aside_deg.map(|a| a.map(f32::to_radians)),
-            links: description.chain.links.clone(),
-            skip: skip_matrix(description),
-        }
+            world_from_base: *world_from_robot * model.robot_from_base,
+            joints: model.joints.clone(),
+            last_from_hand: model.last_from_hand,
+            lower: model.lower(),
+            upper: model.upper(),
+            continuous: model.joints.iter().map(|j| j.continuous).collect(),
+            home: model.home,
+            aside: model.aside,
+            links: model.links.clone(),
+            skip: Vec::new(),
+        };
+        arm.skip = skip_matrix(&arm, &model.ignore_pairs);
+        arm
+    }
+
+    /// Number of joints.
+    pub fn dof(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// Joint names, base to tip.
+    pub fn joint_names(&self) -> impl Iterator<Item = &str> {
+        self.joints.iter().map(|j| j.name.as_str())
     }
 
     /// World transform of every chain frame for joint vector `q`.
     pub fn link_frames(&self, q: &Joints) -> LinkFrames {
-        let mut frames = [Affine3A::IDENTITY; FRAMES];
+        let mut out = LinkFrames {
+            joints: self.joints.len(),
+            frames: [Affine3A::IDENTITY; MAX_FRAMES],
+            axes: [Vec3A::Z; MAX_JOINTS],
+            pivots: [Vec3A::ZERO; MAX_JOINTS],
+        };
         let mut t = self.world_from_base;
-        frames[0] = t;
-        for i in 0..DOF {
-            t = t * Affine3A::from_rotation_z(q[i] + self.theta_offset[i]) * self.dh_fixed[i];
-            frames[i + 1] = t;
+        out.frames[0] = t;
+        for (i, j) in self.joints.iter().enumerate() {
+            let angle = q.get(i).copied().unwrap_or(0.0) + j.offset;
+            // DH rows (identity origin, z axis) take the exact product they always took.
+            if j.origin != Affine3A::IDENTITY {
+                t *= j.origin;
+            }
+            out.pivots[i] = t.translation;
+            if j.axis == Vec3::Z {
+                out.axes[i] = t.matrix3.z_axis;
+                t = t * Affine3A::from_rotation_z(angle) * j.after;
+            } else {
+                out.axes[i] = t.matrix3 * Vec3A::from(j.axis);
+                t = t * Affine3A::from_axis_angle(j.axis, angle) * j.after;
+            }
+            out.frames[i + 1] = t;
         }
-        frames[HAND_FRAME] = t * self.flange_from_hand;
-        frames
+        out.frames[self.joints.len() + 1] = t * self.last_from_hand;
+        out
     }
 
     /// Hand (tool-centre) pose in the world.
     pub fn world_from_hand(&self, q: &Joints) -> Affine3A {
-        self.link_frames(q)[HAND_FRAME]
+        *self.link_frames(q).hand()
     }
 
     /// Hand pose relative to the arm base.
@@ -159,20 +188,21 @@ impl ArmKinematics {
     /// Joint vector clamped into the limits.
     pub fn clamp(&self, q: &Joints) -> Joints {
         let mut out = *q;
-        for i in 0..DOF {
-            out[i] = q[i].clamp(self.lower[i], self.upper[i]);
+        for (i, v) in out.iter_mut().enumerate() {
+            *v = v.clamp(self.lower[i], self.upper[i]);
         }
         out
     }
 
     /// Index of the first joint outside its limits (with tolerance `eps` rad).
     pub fn limit_violation(&self, q: &Joints, eps: f32) -> Option<usize> {
-        (0..DOF).find(|&i| q[i] < self.lower[i] - eps || q[i] > self.upper[i] + eps)
+        (0..self.dof().min(q.len()))
+            .find(|&i| q[i] < self.lower[i] - eps || q[i] > self.upper[i] + eps)
     }
 
     /// Normalised distance to the nearest limit: 1 at mid-range, 0 at a limit.
     pub fn joint_margin(&self, q: &Joints) -> f32 {
-        (0..DOF)
+        (0..self.dof().min(q.len()))
             .map(|i| {
                 let half = 0.5 * (self.upper[i] - self.lower[i]);
                 ((q[i] - self.lower[i]).min(self.upper[i] - q[i]) / half).max(0.0)
@@ -181,13 +211,13 @@ impl ArmKinematics {
     }
 }
 
-/// Jacobian from already computed frames (joint i turns about z of frame i-1).
+/// Jacobian from already computed frames (each joint turns about its world axis).
 pub fn jacobian_from_frames(frames: &LinkFrames) -> Jacobian {
-    let p: Vec3A = frames[HAND_FRAME].translation;
-    let mut j = [[0.0; DOF]; 6];
-    for i in 0..DOF {
-        let z: Vec3A = frames[i].matrix3.z_axis;
-        let lin = z.cross(p - frames[i].translation);
+    let p: Vec3A = frames.hand().translation;
+    let mut j = [[0.0; MAX_JOINTS]; 6];
+    let axes = frames.axes.iter().zip(&frames.pivots).take(frames.joints);
+    for (i, (&z, &pivot)) in axes.enumerate() {
+        let lin = z.cross(p - pivot);
         j[0][i] = lin.x;
         j[1][i] = lin.y;
         j[2][i] = lin.z;
@@ -199,24 +229,29 @@ pub fn jacobian_from_frames(frames: &LinkFrames) -> Jacobian {
 }
 
 /// Which link pairs self-collision ignores: those whose frame spans meet (they share a
-/// joint) and those listed in `chain.ignore_pairs`.
-fn skip_matrix(description: &RobotDescription) -> Vec<Vec<bool>> {
-    let links = &description.chain.links;
+/// joint), those touching at the home pose (built to overlap where they join), and those
+/// the description lists.
+fn skip_matrix(arm: &ArmKinematics, ignore_pairs: &[[String; 2]]) -> Vec<Vec<bool>> {
+    let links = &arm.links;
+    let at_home = arm.capsules(&arm.home);
     let index = |name: &str| links.iter().position(|l| l.name == name);
     let mut skip: Vec<Vec<bool>> = links
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
             links
                 .iter()
-                .map(|b| {
-                    let gap =
-                        (b.from as isize - a.to as isize).max(a.from as isize - b.to as isize);
-                    gap <= 1
+                .enumerate()
+                .map(|(j, b)| {
+                    let (a_lo, a_hi) = a.frame_span();
+                    let (b_lo, b_hi) = b.frame_span();
+                    let gap = (b_lo as isize - a_hi as isize).max(a_lo as isize - b_hi as isize);
+                    gap <= 1 || (i != j && at_home[i].distance(&at_home[j]) < 0.0)
                 })
                 .collect()
         })
         .collect();
-    for [a, b] in &description.chain.ignore_pairs {
+    for [a, b] in ignore_pairs {
         if let (Some(i), Some(j)) = (index(a), index(b)) {
             skip[i][j] = true;
             skip[j][i] = true;

@@ -7,7 +7,9 @@ use parry3d::math::Pose;
 use parry3d::query;
 use parry3d::shape::{Shape, SharedShape};
 
-use super::chain::{ArmKinematics, Joints, LinkFrames};
+use super::chain::{ArmKinematics, LinkFrames};
+use super::joints::Joints;
+use super::model::CapsuleEnd;
 
 /// A capsule in the world: segment `a`-`b` swept by a ball of `radius` (m).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -401,14 +403,24 @@ impl ObstacleSet {
     }
 }
 
+/// A capsule end in the world; a frame origin is taken as it is (the DH links' ends).
+fn capsule_end(frames: &LinkFrames, end: &CapsuleEnd) -> Vec3 {
+    let frame = &frames[end.frame];
+    if end.point == Vec3::ZERO {
+        Vec3::from(frame.translation)
+    } else {
+        frame.transform_point3(end.point)
+    }
+}
+
 impl ArmKinematics {
     /// World capsules of the links, in description order, from precomputed frames.
     pub fn capsules_from_frames(&self, frames: &LinkFrames) -> Vec<Capsule> {
         self.links
             .iter()
             .map(|l| {
-                let a = Vec3::from(frames[l.from].translation);
-                let b = Vec3::from(frames[l.to].translation);
+                let a = capsule_end(frames, &l.start);
+                let b = capsule_end(frames, &l.end);
                 let dir = (b - a).normalize_or_zero();
                 Capsule::new(a - dir * l.extend_start, b + dir * l.extend_end, l.radius)
             })
@@ -432,7 +444,7 @@ impl ArmKinematics {
 
     /// Link `i` is mounted on the torso (starts at the arm base).
     pub fn link_on_torso(&self, i: usize) -> bool {
-        self.links[i].from == 0
+        self.links[i].frame_span().0 == 0
     }
 
     /// "left forearm".

@@ -1,12 +1,20 @@
 //! Robot description as data: the TOML file under `scenes/robots/`, loaded
-//! with serde and validated so that kinematics code can trust it.
+//! with serde, its arms resolved from DH rows or from a URDF, and validated so
+//! that kinematics code can trust it.
 
 use std::path::Path;
 
+use glam::{Affine3A, Vec3};
 use serde::Deserialize;
 use thiserror::Error;
 
-use super::chain::DOF;
+use super::joints::{Joints, MAX_JOINTS};
+use super::model::{ArmModel, CapsuleEnd, JointModel, LinkCapsule};
+use super::pose::pose_from_xyz_rpy_deg;
+use super::urdf::{self, UrdfHead};
+
+/// Fewest joints an arm may have: a hand pose needs six.
+pub const MIN_JOINTS: usize = 6;
 
 /// Why a robot description could not be used; always names its origin (file).
 #[derive(Debug, Error)]
@@ -35,24 +43,112 @@ pub enum DescriptionError {
         /// What is wrong, in words.
         reason: String,
     },
+    /// The URDF it names cannot be read, parsed or used.
+    #[error("{origin}: invalid URDF: {reason}")]
+    Urdf {
+        /// The URDF file.
+        origin: String,
+        /// What is wrong: the element and the reason.
+        reason: String,
+    },
 }
 
-/// A whole robot: torso, head, two arms sharing one chain model, one hand model.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A whole robot, resolved: torso, head, two arms, one hand model.
+#[derive(Debug, Clone)]
 pub struct RobotDescription {
     /// Robot name, for messages.
     pub name: String,
-    /// Kinematic chain shared by both arms.
-    pub chain: ChainDescription,
-    /// Mounts and home poses of the two arms.
+    /// The two arms.
     pub arms: ArmsDescription,
-    /// The three-finger hand on each arm.
+    /// The hand on each arm.
     pub hand: HandDescription,
     /// The pan-tilt head.
     pub head: HeadDescription,
     /// Static collision geometry of the torso (and head), in the robot frame.
     pub torso: TorsoDescription,
+}
+
+/// The description file as written: DH rows in `[chain]` and mounts per arm, or a
+/// `urdf` file with each arm's base and tip links.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotFile {
+    /// Robot name, for messages.
+    pub name: String,
+    /// URDF file (relative to this file) that holds both arms, the torso and the head.
+    #[serde(default)]
+    pub urdf: Option<String>,
+    /// Kinematic chain shared by both arms, as DH rows (without `urdf`).
+    #[serde(default)]
+    pub chain: Option<ChainDescription>,
+    /// Where each arm is and where it rests.
+    pub arms: ArmsFile,
+    /// The hand on each arm.
+    pub hand: HandDescription,
+    /// The pan-tilt head.
+    pub head: HeadFile,
+    /// Static collision geometry (with `urdf`, added to the URDF's own).
+    #[serde(default)]
+    pub torso: Option<TorsoDescription>,
+}
+
+/// The two arms as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmsFile {
+    /// Arm on the robot's left (+y).
+    pub left: ArmFile,
+    /// Arm on the robot's right (-y).
+    pub right: ArmFile,
+}
+
+/// One arm as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmFile {
+    /// DH form: arm base position in the robot frame (m).
+    #[serde(default)]
+    pub mount_xyz: Option<[f32; 3]>,
+    /// DH form: arm base orientation in the robot frame, roll, pitch, yaw (degrees, R = Rz·Ry·Rx).
+    #[serde(default)]
+    pub mount_rpy_deg: Option<[f32; 3]>,
+    /// URDF form: the link the arm starts at (fixed to the robot's root).
+    #[serde(default)]
+    pub base_link: Option<String>,
+    /// URDF form: the tool-centre link, where an object sits in the closed hand.
+    #[serde(default)]
+    pub tip_link: Option<String>,
+    /// Home joint pose (degrees), one value per joint.
+    pub home_deg: Vec<f32>,
+    /// Pose the arm steps aside to when the other arm must reach across where it rests
+    /// (degrees): folded back beside the torso, clear of the table. Without one, an idle
+    /// arm stays where it rests.
+    #[serde(default)]
+    pub aside_deg: Option<Vec<f32>>,
+    /// URDF form: link pairs (capsule names) never checked against each other.
+    #[serde(default)]
+    pub ignore_pairs: Vec<[String; 2]>,
+}
+
+/// The head as written: its pan-tilt centre and ranges, or (URDF form) its joints.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeadFile {
+    /// Pan-tilt centre in the robot frame (m).
+    #[serde(default)]
+    pub position: Option<[f32; 3]>,
+    /// Pan range about z, 0 = looking along robot +x (degrees).
+    #[serde(default)]
+    pub pan_limits_deg: Option<[f32; 2]>,
+    /// Tilt range, positive looks up (degrees).
+    #[serde(default)]
+    pub tilt_limits_deg: Option<[f32; 2]>,
+    /// URDF form: the pan joint (about the robot's z).
+    #[serde(default)]
+    pub pan_joint: Option<String>,
+    /// URDF form: the tilt joint.
+    #[serde(default)]
+    pub tilt_joint: Option<String>,
 }
 
 /// One revolute joint as a classic Denavit-Hartenberg row plus its limits.
@@ -83,7 +179,7 @@ pub struct JointDescription {
 
 /// A collision capsule of one arm link, spanning two chain frame origins.
 ///
-/// Frame indices: 0 = arm base, i = after joint i (1..=7, 7 = flange), 8 = tool centre.
+/// Frame indices: 0 = arm base, i = after joint i (the last = flange), then the tool centre.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkDescription {
@@ -107,7 +203,7 @@ pub struct LinkDescription {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainDescription {
-    /// Exactly seven joints, base to flange.
+    /// Base to flange, one row per joint.
     pub joints: Vec<JointDescription>,
     /// Link collision capsules.
     pub links: Vec<LinkDescription>,
@@ -117,31 +213,13 @@ pub struct ChainDescription {
     pub ignore_pairs: Vec<[String; 2]>,
 }
 
-/// Where one arm is mounted and where it rests.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ArmDescription {
-    /// Arm base position in the robot frame (m).
-    pub mount_xyz: [f32; 3],
-    /// Arm base orientation in the robot frame: roll, pitch, yaw (degrees, R = Rz·Ry·Rx).
-    pub mount_rpy_deg: [f32; 3],
-    /// Home joint pose (degrees).
-    pub home_deg: [f32; DOF],
-    /// Pose the arm steps aside to when the other arm must reach across where it rests
-    /// (degrees): folded back beside the torso, clear of the table. Without one, an idle
-    /// arm stays where it rests.
-    #[serde(default)]
-    pub aside_deg: Option<[f32; DOF]>,
-}
-
-/// The two arms.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The two arms, resolved.
+#[derive(Debug, Clone)]
 pub struct ArmsDescription {
     /// Arm on the robot's left (+y).
-    pub left: ArmDescription,
+    pub left: ArmModel,
     /// Arm on the robot's right (-y).
-    pub right: ArmDescription,
+    pub right: ArmModel,
 }
 
 /// Power grasp: fingers wrap a cylinder approached from its side.
@@ -168,7 +246,8 @@ pub struct PinchGrasp {
 pub struct HandDescription {
     /// Number of fingers (informational).
     pub fingers: u32,
-    /// Tool centre (between the fingers) in the flange frame (m).
+    /// Tool centre (between the fingers) in the flange frame (m); with a URDF, past the tip link.
+    #[serde(default)]
     pub tcp_offset: [f32; 3],
     /// Side grasp of cylinders.
     pub power: PowerGrasp,
@@ -176,9 +255,8 @@ pub struct HandDescription {
     pub pinch: PinchGrasp,
 }
 
-/// Pan-tilt head.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Pan-tilt head, resolved.
+#[derive(Debug, Clone)]
 pub struct HeadDescription {
     /// Pan-tilt centre in the robot frame (m).
     pub position: [f32; 3],
@@ -186,6 +264,8 @@ pub struct HeadDescription {
     pub pan_limits_deg: [f32; 2],
     /// Tilt range, positive looks up (degrees).
     pub tilt_limits_deg: [f32; 2],
+    /// The pan and tilt joints' names, when the description names them.
+    pub joints: Option<[String; 2]>,
 }
 
 /// A named capsule fixed in the robot frame.
@@ -211,7 +291,8 @@ pub struct TorsoDescription {
 }
 
 impl RobotDescription {
-    /// Read, parse and validate a description file.
+    /// Read, parse, resolve and validate a description file (a URDF it names is read
+    /// relative to it).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, DescriptionError> {
         let path = path.as_ref();
         let origin = path.display().to_string();
@@ -222,110 +303,179 @@ impl RobotDescription {
         Self::from_toml_str(&text, &origin)
     }
 
-    /// Parse and validate TOML text; `origin` names it in errors.
+    /// Parse, resolve and validate TOML text; `origin` names it in errors and, as a path,
+    /// is where a URDF it names is looked for.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, DescriptionError> {
-        let description: RobotDescription =
-            toml::from_str(text).map_err(|source| DescriptionError::Parse {
-                origin: origin.to_string(),
-                source,
-            })?;
-        description
-            .validate()
-            .map_err(|reason| DescriptionError::Invalid {
-                origin: origin.to_string(),
-                reason,
-            })?;
+        let file: RobotFile = toml::from_str(text).map_err(|source| DescriptionError::Parse {
+            origin: origin.to_string(),
+            source,
+        })?;
+        let invalid = |reason: String| DescriptionError::Invalid {
+            origin: origin.to_string(),
+            reason,
+        };
+        let description = match (&file.urdf, &file.chain) {
+            (Some(_), Some(_)) => {
+                return Err(invalid("give either urdf or [chain], not both".to_string()))
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "no arms: give urdf = \"FILE\" or a [chain] of DH rows".to_string(),
+                ))
+            }
+            (None, Some(chain)) => Self::from_dh(&file, chain).map_err(invalid)?,
+            (Some(urdf), None) => {
+                let dir = Path::new(origin).parent().unwrap_or(Path::new("."));
+                Self::from_urdf(&file, &dir.join(urdf))?
+            }
+        };
+        description.validate().map_err(invalid)?;
         Ok(description)
     }
 
-    /// Check ranges and consistency; the reason names the offending item.
-    fn validate(&self) -> Result<(), String> {
-        let joints = &self.chain.joints;
-        if joints.len() != DOF {
-            return Err(format!(
-                "chain.joints has {} joints, expected {DOF}",
-                joints.len()
-            ));
-        }
-        for (i, j) in joints.iter().enumerate() {
-            let vals = [
-                j.d,
-                j.a,
-                j.alpha_deg,
-                j.theta_offset_deg,
-                j.min_deg,
-                j.max_deg,
-            ];
-            if vals.iter().any(|v| !v.is_finite()) {
+    /// Both arms from one table of DH rows and their mounts.
+    fn from_dh(file: &RobotFile, chain: &ChainDescription) -> Result<Self, String> {
+        validate_chain(chain)?;
+        let arm = |side: &str, arm: &ArmFile| -> Result<ArmModel, String> {
+            if arm.base_link.is_some() || arm.tip_link.is_some() {
                 return Err(format!(
-                    "joint {} ({}) has a non-finite value",
-                    i + 1,
-                    j.name
+                    "arms.{side}: base_link and tip_link need urdf = \"FILE\""
                 ));
             }
-            if j.min_deg >= j.max_deg {
-                return Err(format!(
-                    "joint {} ({}) has min_deg {} not below max_deg {}",
-                    i + 1,
-                    j.name,
-                    j.min_deg,
-                    j.max_deg
-                ));
-            }
-        }
-        if self.chain.links.is_empty() {
-            return Err("chain.links is empty".into());
-        }
-        for l in &self.chain.links {
-            if l.from > DOF + 1 || l.to > DOF + 1 || l.from >= l.to {
-                return Err(format!(
-                    "link '{}' spans frames {}..{}; need from < to <= {}",
-                    l.name,
-                    l.from,
-                    l.to,
-                    DOF + 1
-                ));
-            }
-            if !(l.radius > 0.0 && l.radius < 0.5) {
-                return Err(format!(
-                    "link '{}' radius {} not in (0, 0.5) m",
-                    l.name, l.radius
-                ));
-            }
-            if !l.extend_start.is_finite() || !l.extend_end.is_finite() {
-                return Err(format!("link '{}' has a non-finite extension", l.name));
-            }
-        }
-        for pair in &self.chain.ignore_pairs {
-            for name in pair {
-                if !self.chain.links.iter().any(|l| l.name == *name) {
-                    return Err(format!("chain.ignore_pairs names unknown link '{name}'"));
-                }
-            }
-        }
-        for (side, arm) in [("left", &self.arms.left), ("right", &self.arms.right)] {
-            let finite = arm
-                .mount_xyz
-                .iter()
-                .chain(arm.mount_rpy_deg.iter())
-                .all(|v| v.is_finite());
-            if !finite {
+            let (Some(xyz), Some(rpy)) = (arm.mount_xyz, arm.mount_rpy_deg) else {
+                return Err(format!("arms.{side} needs mount_xyz and mount_rpy_deg"));
+            };
+            if xyz.iter().chain(rpy.iter()).any(|v| !v.is_finite()) {
                 return Err(format!("arms.{side} mount has a non-finite value"));
             }
-            let poses = std::iter::once(("home_deg", &arm.home_deg))
-                .chain(arm.aside_deg.as_ref().map(|a| ("aside_deg", a)));
-            for (pose, degrees) in poses {
-                for (i, (h, j)) in degrees.iter().zip(joints).enumerate() {
-                    if !(*h >= j.min_deg && *h <= j.max_deg) {
-                        return Err(format!(
-                            "arms.{side}.{pose} joint {} = {h} outside [{}, {}]",
-                            i + 1,
-                            j.min_deg,
-                            j.max_deg
-                        ));
-                    }
+            Ok(ArmModel {
+                robot_from_base: pose_from_xyz_rpy_deg(xyz, rpy),
+                joints: chain.joints.iter().map(dh_joint).collect(),
+                last_from_hand: Affine3A::from_translation(Vec3::from_array(file.hand.tcp_offset)),
+                links: chain.links.iter().map(dh_link).collect(),
+                ignore_pairs: chain
+                    .ignore_pairs
+                    .iter()
+                    .chain(&arm.ignore_pairs)
+                    .cloned()
+                    .collect(),
+                home: degrees(&arm.home_deg),
+                aside: arm.aside_deg.as_deref().map(degrees),
+            })
+        };
+        let head = &file.head;
+        let (Some(position), Some(pan), Some(tilt)) =
+            (head.position, head.pan_limits_deg, head.tilt_limits_deg)
+        else {
+            return Err("head needs position, pan_limits_deg and tilt_limits_deg".to_string());
+        };
+        Ok(Self {
+            name: file.name.clone(),
+            arms: ArmsDescription {
+                left: arm("left", &file.arms.left)?,
+                right: arm("right", &file.arms.right)?,
+            },
+            hand: file.hand.clone(),
+            head: HeadDescription {
+                position,
+                pan_limits_deg: pan,
+                tilt_limits_deg: tilt,
+                joints: head
+                    .pan_joint
+                    .clone()
+                    .zip(head.tilt_joint.clone())
+                    .map(|(p, t)| [p, t]),
+            },
+            torso: file.torso.clone().unwrap_or(TorsoDescription {
+                capsules: Vec::new(),
+            }),
+        })
+    }
+
+    /// Both arms, the torso and the head from a URDF.
+    fn from_urdf(file: &RobotFile, urdf_path: &Path) -> Result<Self, DescriptionError> {
+        let robot = urdf::UrdfFile::read(urdf_path)?;
+        let arm = |side: &str, arm: &ArmFile| -> Result<ArmModel, DescriptionError> {
+            let named = |what: &str| DescriptionError::Invalid {
+                origin: robot.origin.clone(),
+                reason: format!("arms.{side} needs {what} (a link of the URDF)"),
+            };
+            if arm.mount_xyz.is_some() || arm.mount_rpy_deg.is_some() {
+                return Err(DescriptionError::Invalid {
+                    origin: robot.origin.clone(),
+                    reason: format!(
+                        "arms.{side}: the URDF places the arm; remove mount_xyz and mount_rpy_deg"
+                    ),
+                });
+            }
+            let base = arm.base_link.as_deref().ok_or_else(|| named("base_link"))?;
+            let tip = arm.tip_link.as_deref().ok_or_else(|| named("tip_link"))?;
+            let chain = robot.arm(base, tip, file.hand.tcp_offset)?;
+            Ok(ArmModel {
+                robot_from_base: chain.robot_from_base,
+                joints: chain.joints,
+                last_from_hand: chain.last_from_hand,
+                links: chain.links,
+                ignore_pairs: arm.ignore_pairs.clone(),
+                home: degrees(&arm.home_deg),
+                aside: arm.aside_deg.as_deref().map(degrees),
+            })
+        };
+        let left = arm("left", &file.arms.left)?;
+        let right = arm("right", &file.arms.right)?;
+        let on_arms: Vec<&str> = [&file.arms.left, &file.arms.right]
+            .iter()
+            .filter_map(|a| a.base_link.as_deref())
+            .collect();
+        let mut torso = robot.body_capsules(&on_arms)?;
+        torso.extend(file.torso.iter().flat_map(|t| t.capsules.iter().cloned()));
+        let head = match (&file.head.pan_joint, &file.head.tilt_joint) {
+            (Some(pan), Some(tilt)) => robot.head(pan, tilt)?,
+            _ => {
+                let h = &file.head;
+                let (Some(position), Some(pan), Some(tilt)) =
+                    (h.position, h.pan_limits_deg, h.tilt_limits_deg)
+                else {
+                    return Err(DescriptionError::Invalid {
+                        origin: robot.origin.clone(),
+                        reason: "head needs pan_joint and tilt_joint (or position and limits)"
+                            .to_string(),
+                    });
+                };
+                UrdfHead {
+                    position,
+                    pan_limits_deg: pan,
+                    tilt_limits_deg: tilt,
+                    joints: None,
                 }
             }
+        };
+        Ok(Self {
+            name: file.name.clone(),
+            arms: ArmsDescription { left, right },
+            hand: file.hand.clone(),
+            head: HeadDescription {
+                position: head.position,
+                pan_limits_deg: head.pan_limits_deg,
+                tilt_limits_deg: head.tilt_limits_deg,
+                joints: head.joints,
+            },
+            torso: TorsoDescription { capsules: torso },
+        })
+    }
+
+    /// One arm's resolved model.
+    pub fn arm(&self, side: super::chain::Side) -> &ArmModel {
+        match side {
+            super::chain::Side::Left => &self.arms.left,
+            super::chain::Side::Right => &self.arms.right,
+        }
+    }
+
+    /// Check ranges and consistency of the resolved robot; the reason names the item.
+    fn validate(&self) -> Result<(), String> {
+        for (side, arm) in [("left", &self.arms.left), ("right", &self.arms.right)] {
+            validate_arm(side, arm)?;
         }
         let hand = &self.hand;
         if hand.tcp_offset.iter().any(|v| !v.is_finite()) {
@@ -364,4 +514,144 @@ impl RobotDescription {
         }
         Ok(())
     }
+}
+
+fn degrees(values: &[f32]) -> Joints {
+    values.iter().map(|v| v.to_radians()).collect()
+}
+
+fn dh_joint(j: &JointDescription) -> JointModel {
+    JointModel {
+        name: j.name.clone(),
+        origin: Affine3A::IDENTITY,
+        axis: Vec3::Z,
+        offset: j.theta_offset_deg.to_radians(),
+        after: Affine3A::from_translation(Vec3::new(j.a, 0.0, j.d))
+            * Affine3A::from_rotation_x(j.alpha_deg.to_radians()),
+        lower: j.min_deg.to_radians(),
+        upper: j.max_deg.to_radians(),
+        continuous: j.continuous,
+    }
+}
+
+fn dh_link(l: &LinkDescription) -> LinkCapsule {
+    LinkCapsule {
+        name: l.name.clone(),
+        start: CapsuleEnd {
+            frame: l.from,
+            point: Vec3::ZERO,
+        },
+        end: CapsuleEnd {
+            frame: l.to,
+            point: Vec3::ZERO,
+        },
+        radius: l.radius,
+        extend_start: l.extend_start,
+        extend_end: l.extend_end,
+    }
+}
+
+/// The DH table itself: finite rows, increasing limits, links between existing frames.
+fn validate_chain(chain: &ChainDescription) -> Result<(), String> {
+    let joints = &chain.joints;
+    if !(MIN_JOINTS..=MAX_JOINTS).contains(&joints.len()) {
+        return Err(format!(
+            "chain.joints has {} joints, expected {MIN_JOINTS} to {MAX_JOINTS}",
+            joints.len()
+        ));
+    }
+    for (i, j) in joints.iter().enumerate() {
+        let vals = [
+            j.d,
+            j.a,
+            j.alpha_deg,
+            j.theta_offset_deg,
+            j.min_deg,
+            j.max_deg,
+        ];
+        if vals.iter().any(|v| !v.is_finite()) {
+            return Err(format!(
+                "joint {} ({}) has a non-finite value",
+                i + 1,
+                j.name
+            ));
+        }
+        if j.min_deg >= j.max_deg {
+            return Err(format!(
+                "joint {} ({}) has min_deg {} not below max_deg {}",
+                i + 1,
+                j.name,
+                j.min_deg,
+                j.max_deg
+            ));
+        }
+    }
+    let last = joints.len() + 1;
+    for l in &chain.links {
+        if l.from > last || l.to > last || l.from >= l.to {
+            return Err(format!(
+                "link '{}' spans frames {}..{}; need from < to <= {last}",
+                l.name, l.from, l.to
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One resolved arm: joint count, links, rest poses inside the limits.
+fn validate_arm(side: &str, arm: &ArmModel) -> Result<(), String> {
+    let n = arm.dof();
+    if !(MIN_JOINTS..=MAX_JOINTS).contains(&n) {
+        return Err(format!(
+            "arms.{side} has {n} moving joints, expected {MIN_JOINTS} to {MAX_JOINTS}"
+        ));
+    }
+    if arm.links.is_empty() {
+        return Err(format!("arms.{side} has no collision links"));
+    }
+    for l in &arm.links {
+        if !(l.radius > 0.0 && l.radius < 0.5) {
+            return Err(format!(
+                "link '{}' radius {} not in (0, 0.5) m",
+                l.name, l.radius
+            ));
+        }
+        if !l.extend_start.is_finite() || !l.extend_end.is_finite() {
+            return Err(format!("link '{}' has a non-finite extension", l.name));
+        }
+    }
+    for pair in &arm.ignore_pairs {
+        for name in pair {
+            if !arm.links.iter().any(|l| l.name == *name) {
+                return Err(format!(
+                    "arms.{side}: ignore_pairs names unknown link '{name}'"
+                ));
+            }
+        }
+    }
+    let poses = std::iter::once(("home_deg", &arm.home))
+        .chain(arm.aside.as_ref().map(|a| ("aside_deg", a)));
+    for (pose, q) in poses {
+        if q.len() != n {
+            return Err(format!(
+                "arms.{side}.{pose} has {} values for {n} joints",
+                q.len()
+            ));
+        }
+        if let Some((i, v, lo, hi)) = arm.outside_limits(q) {
+            return Err(format!(
+                "arms.{side}.{pose} joint {} = {} outside [{}, {}]",
+                i + 1,
+                round_deg(v),
+                round_deg(lo),
+                round_deg(hi)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Degrees from radians, rounded to what a person wrote.
+fn round_deg(rad: f32) -> f32 {
+    (rad.to_degrees() * 1000.0).round() / 1000.0
 }

@@ -5,7 +5,8 @@
 use glam::{Affine3A, Vec3, Vec3A};
 use thiserror::Error;
 
-use super::chain::{jacobian_from_frames, ArmKinematics, Joints, LinkFrames, DOF, HAND_FRAME};
+use super::chain::{jacobian_from_frames, ArmKinematics, LinkFrames};
+use super::joints::{Joints, MAX_JOINTS};
 use super::pose::{axis_error, rotation_error};
 
 /// What the hand should achieve.
@@ -291,7 +292,7 @@ impl ArmKinematics {
             if a.pos <= options.position_tolerance && a.rot <= options.orientation_tolerance {
                 return Ok(IkSolution {
                     q: a.q,
-                    world_from_hand: a.frames[HAND_FRAME],
+                    world_from_hand: *a.frames.hand(),
                     position_residual: a.pos,
                     orientation_residual: a.rot,
                     iterations,
@@ -303,7 +304,7 @@ impl ArmKinematics {
         }
         // `restarts` >= 0 means at least one attempt ran.
         let b = best.unwrap_or_else(|| self.solve_once(target, seed, options));
-        let at_limit = (0..DOF).find(|&i| {
+        let at_limit = (0..self.dof()).find(|&i| {
             !self.continuous[i]
                 && (b.q[i] <= self.lower[i] + 1e-3 || b.q[i] >= self.upper[i] - 1e-3)
         });
@@ -317,7 +318,7 @@ impl ArmKinematics {
 
     /// Random joints inside the limits; continuous joints stay within one turn of zero.
     fn random_joints(&self, rng: &mut Lcg) -> Joints {
-        let mut q = [0.0; DOF];
+        let mut q = Joints::zeros(self.dof());
         for (i, qi) in q.iter_mut().enumerate() {
             let lo = self.lower[i].max(-std::f32::consts::PI);
             let hi = self.upper[i].min(std::f32::consts::PI);
@@ -330,11 +331,12 @@ impl ArmKinematics {
     #[allow(clippy::needless_range_loop)]
     fn solve_once(&self, target: &IkTarget, seed: &Joints, o: &IkOptions) -> Attempt {
         let w = o.rotation_weight;
+        let n = self.dof();
         let mut q = self.clamp(seed);
-        let lo: Joints = std::array::from_fn(|i| self.lower[i].max(q[i] - o.max_travel));
-        let hi: Joints = std::array::from_fn(|i| self.upper[i].min(q[i] + o.max_travel));
+        let lo = Joints::from_fn(n, |i| self.lower[i].max(q[i] - o.max_travel));
+        let hi = Joints::from_fn(n, |i| self.upper[i].min(q[i] + o.max_travel));
         let mut frames = self.link_frames(&q);
-        let (mut e, mut mask) = task_error(target, &frames[HAND_FRAME], w);
+        let (mut e, mut mask) = task_error(target, frames.hand(), w);
         let mut cost = norm2(&e);
         let mut lambda: f32 = 0.01;
         let mut it = 0;
@@ -351,7 +353,7 @@ impl ArmKinematics {
             }
             it += 1;
             let mut j = jacobian_from_frames(&frames).0;
-            for col in 0..DOF {
+            for col in 0..n {
                 let mut wv = Vec3A::new(j[3][col], j[4][col], j[5][col]) * w;
                 match mask {
                     Mask::Full => {}
@@ -366,7 +368,7 @@ impl ArmKinematics {
             let mut a = [[0.0f64; 6]; 6];
             for r in 0..6 {
                 for c in 0..=r {
-                    let s: f32 = (0..DOF).map(|k| j[r][k] * j[c][k]).sum();
+                    let s: f32 = (0..n).map(|k| j[r][k] * j[c][k]).sum();
                     a[r][c] = s as f64;
                     a[c][r] = s as f64;
                 }
@@ -376,15 +378,15 @@ impl ArmKinematics {
                 break;
             };
             let y = chol.solve(&e.map(f64::from));
-            let mut dq = [0.0f32; DOF];
-            for (k, d) in dq.iter_mut().enumerate() {
+            let mut dq = [0.0f32; MAX_JOINTS];
+            for (k, d) in dq.iter_mut().enumerate().take(n) {
                 *d = (0..6).map(|r| j[r][k] * y[r] as f32).sum();
             }
             // Null-space pull towards mid-range of the limited joints, so the
             // redundancy is spent on keeping away from the stops.
             if o.limit_avoidance > 0.0 {
-                let mut z = [0.0f32; DOF];
-                for (i, zi) in z.iter_mut().enumerate() {
+                let mut z = [0.0f32; MAX_JOINTS];
+                for (i, zi) in z.iter_mut().enumerate().take(n) {
                     if !self.continuous[i] {
                         let mid = 0.5 * (self.lower[i] + self.upper[i]);
                         let half = 0.5 * (self.upper[i] - self.lower[i]);
@@ -392,9 +394,9 @@ impl ArmKinematics {
                     }
                 }
                 let jz: [f64; 6] =
-                    std::array::from_fn(|r| (0..DOF).map(|k| j[r][k] * z[k]).sum::<f32>() as f64);
+                    std::array::from_fn(|r| (0..n).map(|k| j[r][k] * z[k]).sum::<f32>() as f64);
                 let yz = chol.solve(&jz);
-                for k in 0..DOF {
+                for k in 0..n {
                     dq[k] += z[k] - (0..6).map(|r| j[r][k] * yz[r] as f32).sum::<f32>();
                 }
             }
@@ -404,11 +406,11 @@ impl ArmKinematics {
                 dq.iter_mut().for_each(|d| *d *= s);
             }
             let mut q_new = q;
-            for k in 0..DOF {
+            for k in 0..n {
                 q_new[k] = (q[k] + dq[k]).clamp(lo[k], hi[k]);
             }
             let frames_new = self.link_frames(&q_new);
-            let (e_new, mask_new) = task_error(target, &frames_new[HAND_FRAME], w);
+            let (e_new, mask_new) = task_error(target, frames_new.hand(), w);
             let cost_new = norm2(&e_new);
             if cost_new < cost {
                 q = q_new;

@@ -12,9 +12,10 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::chain::{Joints, Side, DOF};
+use super::chain::Side;
 use super::collision::Obstacles;
 use super::ik::Lcg;
+use super::joints::Joints;
 use super::motion::{
     AttachedObject, Margins, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
 };
@@ -202,9 +203,7 @@ impl Robot {
                 return false;
             }
             checks.set(checks.get() + 1);
-            let Ok(q) = Joints::try_from(q) else {
-                return false;
-            };
+            let q = Joints::from_slice(q);
             check(&q, &searching, &mut Margins::new()).is_ok()
         };
         // Sample mostly in a box around start and goal (detours are local), sometimes anywhere.
@@ -213,7 +212,7 @@ impl Robot {
         let sample = || -> Vec<f32> {
             let mut r = rng.borrow_mut();
             let local = r.next_f32() < 0.8;
-            (0..DOF)
+            (0..request.start.len())
                 .map(|j| {
                     if local {
                         r.range(lo[j], hi[j])
@@ -242,10 +241,7 @@ impl Robot {
         if path.last().map(Vec::as_slice) != Some(&request.goal[..]) {
             path.push(request.goal.to_vec());
         }
-        let mut path: Vec<Joints> = path
-            .iter()
-            .filter_map(|q| Joints::try_from(q.as_slice()).ok())
-            .collect();
+        let mut path: Vec<Joints> = path.iter().map(|q| Joints::from_slice(q)).collect();
         let segment_free = |a: &Joints, b: &Joints| {
             let n = (max_step(a, b) / options.check_step_rad).ceil().max(1.0) as usize;
             (1..n).all(|i| {
@@ -342,9 +338,9 @@ fn shortcut(
 }
 
 fn sampling_box(start: &Joints, goal: &Joints, lower: &Joints, upper: &Joints) -> (Joints, Joints) {
-    let mut lo = [0.0; DOF];
-    let mut hi = [0.0; DOF];
-    for j in 0..DOF {
+    let mut lo = *start;
+    let mut hi = *start;
+    for j in 0..start.len() {
         lo[j] = (start[j].min(goal[j]) - 1.0).max(lower[j]);
         hi[j] = (start[j].max(goal[j]) + 1.0).min(upper[j]);
     }
@@ -353,7 +349,7 @@ fn sampling_box(start: &Joints, goal: &Joints, lower: &Joints, upper: &Joints) -
 
 fn lerp(a: &Joints, b: &Joints, s: f32) -> Joints {
     let mut q = *a;
-    for j in 0..DOF {
+    for j in 0..q.len() {
         q[j] = a[j] + (b[j] - a[j]) * s;
     }
     q
@@ -382,7 +378,7 @@ mod tests {
     use super::*;
     use crate::twin::kinematics::{
         world_from_robot, IkOptions, IkTarget, ObstacleSet, RobotDescription, Waypoint,
-        DEFAULT_DESCRIPTION, HAND_FRAME,
+        DEFAULT_DESCRIPTION,
     };
 
     fn robot() -> Robot {
@@ -484,8 +480,8 @@ mod tests {
             }
             let frames = arm.link_frames(&s.q);
             let hand = Pose::from_parts(
-                crate::twin::kinematics::translation(&frames[HAND_FRAME]),
-                crate::twin::kinematics::rotation(&frames[HAND_FRAME]),
+                crate::twin::kinematics::translation(frames.hand()),
+                crate::twin::kinematics::rotation(frames.hand()),
             );
             let pose = hand * carried.hand_from_object;
             let d = obstacles

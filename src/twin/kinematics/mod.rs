@@ -1,5 +1,5 @@
-//! Robot kinematics for the twin: a bimanual Kinova Jaco Gen2 7-DOF robot
-//! described as data, forward and inverse kinematics, collision geometry
+//! Robot kinematics for the twin: a bimanual robot (any arms of 6 to 10
+//! revolute joints, from DH rows or a URDF) described as data, forward and inverse kinematics, collision geometry
 //! and timed motion simulation with feasibility checks.
 //!
 //! # Public API
@@ -9,8 +9,8 @@
 //! - [`Robot::new`]`(&description, world_from_robot)` places the robot; use
 //!   [`world_from_robot`]`(x, y, yaw)` for the scene's `robot.position`.
 //!   [`Robot::arm`]`(Side)` gives an [`ArmKinematics`]:
-//!   - `world_from_hand(&q)`, `base_from_hand(&q)`, `link_frames(&q)` (9 world frames),
-//!     `jacobian(&q)` ([`Jacobian`], 6x7, world frame), `capsules(&q)`, `joint_margin(&q)`;
+//!   - `world_from_hand(&q)`, `base_from_hand(&q)`, `link_frames(&q)` (joints + 2 world frames),
+//!     `jacobian(&q)` ([`Jacobian`], 6 x joints, world frame), `capsules(&q)`, `joint_margin(&q)`;
 //!   - `solve_ik(&IkTarget, &seed, &IkOptions) -> Result<IkSolution, IkError>` with targets
 //!     [`IkTarget::Pose`], [`IkTarget::Position`], [`IkTarget::approach`] (position + hand
 //!     z axis, free about it) and [`IkTarget::pose_free_about`] (pose, free about a world axis).
@@ -27,11 +27,10 @@
 //!
 //! # Conventions
 //!
-//! - Joint vectors are `[f32; 7]` in radians. Zero is the arm stretched straight along the
-//!   base z axis (Kinova's 180° for joints 2, 4 and 6), so `q_kinova = 180° + q` for joints
-//!   2, 4, 6 and `q_kinova = q` for 1, 3, 5, 7; positive follows the DH z axes in the TOML
-//!   (the sign against the real controller is not verified).
-//! - Frames: 0 = arm base, 1..=7 after each joint (7 = flange), 8 = hand (tool centre between
+//! - Joint vectors are [`Joints`] in radians, one value per joint of the arm, in the
+//!   description's zero convention (for the Jaco's DH table: the arm stretched straight along
+//!   the base z axis, Kinova's 180° for joints 2, 4 and 6; for a URDF: the URDF's zero).
+//! - Frames: 0 = arm base, 1..=n after each joint, n + 1 = hand (tool centre between
 //!   the fingers). Hand frame: z = approach direction out of the palm, x = closing direction.
 //! - Transforms are named `a_from_b` (maps b coordinates into a).
 
@@ -40,27 +39,29 @@ mod collision;
 mod description;
 mod ik;
 mod joint_planner;
+mod joints;
+mod model;
 mod motion;
 mod pose;
 mod robot;
+mod urdf;
 
 #[cfg(test)]
 mod tests;
 
-pub use chain::{
-    jacobian_from_frames, ArmKinematics, Jacobian, Joints, LinkFrames, Side, DOF, FRAMES,
-    HAND_FRAME,
-};
+pub use chain::{jacobian_from_frames, ArmKinematics, Jacobian, LinkFrames, Side, MAX_FRAMES};
 pub use collision::{
     segment_distance, signed_distance, Capsule, Clearance, Obstacle, ObstacleSet, Obstacles,
 };
 pub use description::{
-    ArmDescription, ArmsDescription, ChainDescription, DescriptionError, FixedCapsule,
-    HandDescription, HeadDescription, JointDescription, LinkDescription, PinchGrasp, PowerGrasp,
-    RobotDescription, TorsoDescription,
+    ArmFile, ArmsDescription, ArmsFile, ChainDescription, DescriptionError, FixedCapsule,
+    HandDescription, HeadDescription, HeadFile, JointDescription, LinkDescription, PinchGrasp,
+    PowerGrasp, RobotDescription, RobotFile, TorsoDescription, MIN_JOINTS,
 };
 pub use ik::{IkError, IkOptions, IkSolution, IkTarget, Lcg};
 pub use joint_planner::{request_seed, JointPlanError, JointPlanOptions, JointRequest};
+pub use joints::{Joints, MAX_JOINTS};
+pub use model::{ArmModel, CapsuleEnd, JointModel, LinkCapsule};
 pub use motion::{
     AttachedObject, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
     Waypoint,

@@ -8,9 +8,10 @@ use parry3d::math::Pose;
 use parry3d::shape::SharedShape;
 use thiserror::Error;
 
-use super::chain::{Joints, Side, DOF, HAND_FRAME};
+use super::chain::Side;
 use super::collision::{signed_distance, Capsule, Obstacles};
 use super::ik::{IkError, IkOptions, IkTarget};
+use super::joints::Joints;
 use super::pose::{interpolate, min_jerk, rotation, translation};
 use super::robot::Robot;
 
@@ -181,13 +182,13 @@ pub struct Motion {
 impl Motion {
     /// Joints at the end.
     pub fn final_joints(&self) -> Joints {
-        self.samples.last().map_or([0.0; DOF], |s| s.q)
+        self.samples.last().map_or_else(Joints::default, |s| s.q)
     }
 
     /// Joints at time `t` (s), linear between samples; the ends outside.
     pub fn joints_at(&self, t: f32) -> Joints {
         let Some(first) = self.samples.first() else {
-            return [0.0; DOF];
+            return Joints::default();
         };
         let after = self.samples.partition_point(|s| s.t <= t);
         if after == 0 {
@@ -199,7 +200,7 @@ impl Motion {
         };
         let span = (b.t - a.t).max(f32::EPSILON);
         let f = ((t - a.t) / span).clamp(0.0, 1.0);
-        std::array::from_fn(|i| a.q[i] + f * (b.q[i] - a.q[i]))
+        Joints::from_fn(a.q.len(), |i| a.q[i] + f * (b.q[i] - a.q[i]))
     }
 }
 
@@ -479,7 +480,7 @@ impl Robot {
                     }) => {
                         let on_path = position_residual <= options.path_position_tolerance
                             && orientation_residual <= options.path_orientation_tolerance;
-                        let fastest = (0..DOF)
+                        let fastest = (0..q.len())
                             .map(|j| (j, (best[j] - q[j]).abs()))
                             .fold((0, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
                         if on_path && s < n {
@@ -510,7 +511,7 @@ impl Robot {
                     }
                 };
                 let mut step2 = 0.0;
-                for j in 0..DOF {
+                for j in 0..q.len() {
                     let d = q_new[j] - q[j];
                     step2 += d * d;
                     let speed = d.abs() / seg_dt;
@@ -621,7 +622,7 @@ impl Robot {
             }
         }
         if let Some(obj) = &request.attached {
-            let pose = to_pose(&frames[HAND_FRAME]) * obj.hand_from_object;
+            let pose = to_pose(frames.hand()) * obj.hand_from_object;
             let part = || format!("carried {}", obj.name);
             let mut excl: Vec<String> = exclude.to_vec();
             excl.extend_from_slice(&obj.exclude);

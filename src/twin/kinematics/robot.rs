@@ -3,9 +3,10 @@
 
 use glam::{Affine3A, Vec3};
 
-use super::chain::{ArmKinematics, Joints, Side};
+use super::chain::{ArmKinematics, Side};
 use super::collision::Capsule;
 use super::description::{HandDescription, HeadDescription, RobotDescription};
+use super::joints::Joints;
 
 /// The closest pair of robot parts.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,8 +63,8 @@ impl Robot {
         Self {
             name: description.name.clone(),
             world_from_robot,
-            left: ArmKinematics::new(description, Side::Left, &world_from_robot),
-            right: ArmKinematics::new(description, Side::Right, &world_from_robot),
+            left: ArmKinematics::new(&description.arms.left, Side::Left, &world_from_robot),
+            right: ArmKinematics::new(&description.arms.right, Side::Right, &world_from_robot),
             torso,
             hand: description.hand.clone(),
             head: description.head.clone(),

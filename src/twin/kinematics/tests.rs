@@ -56,7 +56,7 @@ fn side_grasp_for(side: Side, p: Vec3) -> IkTarget {
 }
 
 fn random_joints(arm: &ArmKinematics, rng: &mut Lcg) -> Joints {
-    std::array::from_fn(|i| {
+    Joints::from_fn(arm.dof(), |i| {
         rng.range(
             arm.lower[i].max(-std::f32::consts::PI),
             arm.upper[i].min(std::f32::consts::PI),
@@ -104,7 +104,7 @@ fn fk_ik_round_trip_on_random_reachable_poses() {
         let q = random_joints(arm, &mut rng);
         let target = arm.world_from_hand(&q);
         // Warm start near the answer, as during tracking.
-        let seed: Joints = std::array::from_fn(|i| q[i] + rng.range(-0.2, 0.2));
+        let seed = Joints::from_fn(q.len(), |i| q[i] + rng.range(-0.2, 0.2));
         let sol = match arm.solve_ik(&IkTarget::Pose(target), &seed, &opts) {
             Ok(s) => s,
             Err(e) => panic!("pose {k} from a nearby seed: {e}"),
@@ -130,7 +130,7 @@ fn jacobian_matches_finite_differences() {
     let q = arm.home;
     let j = arm.jacobian(&q);
     let h = 1e-3;
-    for i in 0..DOF {
+    for i in 0..arm.dof() {
         let mut qp = q;
         qp[i] += h;
         let mut qm = q;
@@ -245,7 +245,17 @@ fn description_validation_names_file_and_reason() {
             "  { name = \"j7\", d = 0.1038,  a = 0.0, alpha_deg = 0.0,   min_deg = -540.0, max_deg = 540.0, continuous = true },\n",
             "",
         ),
-        "expected 7",
+        "link 'hand' spans frames 7..8; need from < to <= 7",
+    );
+    check(
+        &text.replace(
+            "  { name = \"j7\", d = 0.1038,  a = 0.0, alpha_deg = 0.0,   min_deg = -540.0, max_deg = 540.0, continuous = true },\n",
+            "",
+        ).replace(
+            "  { name = \"j6\", d = 0.0,     a = 0.0, alpha_deg = 90.0,  min_deg = -115.0, max_deg = 115.0 },\n",
+            "",
+        ),
+        "chain.joints has 5 joints, expected 6 to 10",
     );
     check(
         &text.replace("home_deg = [-133.0, 21.0", "home_deg = [-133.0, 140.0"),
@@ -396,8 +406,8 @@ fn straight_motion_through_an_obstacle_is_rejected_naming_it() {
 fn joint_limit_is_reported_as_the_reason() {
     let mut d = description();
     // Narrow the elbow so that straightening past 100 deg needs more than the limit allows.
-    d.chain.joints[3].min_deg = 0.0;
-    d.chain.joints[3].max_deg = 100.0;
+    d.arms.left.joints[3].lower = 0.0;
+    d.arms.left.joints[3].upper = 100f32.to_radians();
     let narrow = robot_from(&d);
     let full = robot();
     let side = Side::Left;
