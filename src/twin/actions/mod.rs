@@ -11,6 +11,7 @@ pub mod feedback;
 pub mod playback;
 pub mod search;
 pub mod simulate;
+mod stages;
 mod stopped;
 pub mod variants;
 pub mod verify;

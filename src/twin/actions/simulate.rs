@@ -16,23 +16,24 @@ use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
 
 use super::feedback::Cause;
-use super::variants::{get_variants, hand_of, same_joints, target_point, Elementary, Variant};
+use super::stages::{plan_step, Planning};
+use super::variants::{get_variants, same_joints, Elementary, Variant};
 
 /// Name of the table in obstacle sets and failure sentences.
 pub const TABLE: &str = "table";
 /// Distance of the pre-grasp pose from the grasp pose (m).
-const PRE_GRASP: f32 = 0.12;
+pub(super) const PRE_GRASP: f32 = 0.12;
 /// Height of the hover pose above an object's top before a side grasp, metres.
-const HOVER_CLEAR: f32 = 0.06;
+pub(super) const HOVER_CLEAR: f32 = 0.06;
 /// Height above the floor the hand rises to before going home: over bottles on the table.
-const TRANSIT_HEIGHT: f32 = 1.10;
+pub(super) const TRANSIT_HEIGHT: f32 = 1.10;
 /// Lift after grasping (m).
 /// Height of the carried object's base above the table after lifting (m): clears the bottles.
-const LIFT_CLEAR: f32 = 0.28;
+pub(super) const LIFT_CLEAR: f32 = 0.28;
 /// Tilt of the source while pouring (rad): past horizontal so that it empties.
-const POUR_TILT: f32 = 1.92;
+pub(super) const POUR_TILT: f32 = 1.92;
 /// Height of the source's mouth above the target's rim while pouring (m).
-const POUR_GAP: f32 = 0.06;
+pub(super) const POUR_GAP: f32 = 0.06;
 
 /// An object in one of the robot's hands.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,7 +109,7 @@ impl Metrics {
         }
     }
 
-    fn of(m: &Motion) -> Metrics {
+    pub(super) fn of(m: &Motion) -> Metrics {
         Metrics {
             joint_margin: m.min_joint_margin,
             clearance: m.min_clearance,
@@ -220,14 +221,14 @@ pub fn resting_pose(robot: &Robot, obstacles: &ObstacleSet, side: Side) -> Joint
 }
 
 /// Upright centre frame of an object as it stands now.
-fn world_from_centre(world: &World, object: ObjectId) -> Affine3A {
+pub(super) fn world_from_centre(world: &World, object: ObjectId) -> Affine3A {
     Affine3A::from_rotation_translation(
         Quat::from_rotation_z(world.object_yaw(object)),
         world.object_centre(object),
     )
 }
 
-fn attached(world: &World, h: &Holding, exclude: &[&str]) -> AttachedObject {
+pub(super) fn attached(world: &World, h: &Holding, exclude: &[&str]) -> AttachedObject {
     let o = world.object(h.object);
     let (shape, local) = match o.shape() {
         // parry cylinders run along local y; the upright centre frame has z up.
@@ -252,7 +253,7 @@ fn attached(world: &World, h: &Holding, exclude: &[&str]) -> AttachedObject {
     }
 }
 
-fn index(side: Side) -> usize {
+pub(super) fn index(side: Side) -> usize {
     match side {
         Side::Left => 0,
         Side::Right => 1,
@@ -260,7 +261,7 @@ fn index(side: Side) -> usize {
 }
 
 /// Runs one motion of `arm` from the state's joints.
-fn run(
+pub(super) fn run(
     robot: &Robot,
     state: &PlanState,
     obstacles: &ObstacleSet,
@@ -279,11 +280,11 @@ fn run(
     robot.simulate(&request, obstacles, &motion_options())
 }
 
-fn with_translation(t: &Affine3A, p: Vec3) -> Affine3A {
+pub(super) fn with_translation(t: &Affine3A, p: Vec3) -> Affine3A {
     Affine3A::from_mat3_translation(t.matrix3.into(), p)
 }
 
-fn horizontal(deg: f32) -> Vec3 {
+pub(super) fn horizontal(deg: f32) -> Vec3 {
     let r = deg.to_radians();
     Vec3::new(r.cos(), r.sin(), 0.0)
 }
@@ -432,563 +433,17 @@ pub fn simulate_with(
     v: &Variant,
     detours: Detours,
 ) -> Result<Simulated, Cause> {
-    let obstacles = obstacles(&state.world);
-    let search = detours == Detours::On;
-    let mut next = state.clone();
-    let mut motions = Vec::new();
-    let mut effect = Effect::None;
-    let mut head = None;
-    let arm = v.arm;
-    let fail = Cause::from_failure;
-    match *step {
-        Elementary::Get { object, .. } => {
-            let o = state.world.object(object);
-            let name = o.name.as_str();
-            let g = state.world.object_base(object) + Vec3::Z * o.kind.grasp_height;
-            let grasp = v.grasp.unwrap_or(GraspType::Side);
-            let d = horizontal(v.direction_deg.unwrap_or(0.0));
-            let (pre, at, extra): (IkTarget, IkTarget, Vec<&str>) = match grasp {
-                GraspType::Side => (
-                    IkTarget::approach(g - d * PRE_GRASP, d),
-                    IkTarget::approach(g, d),
-                    vec![name],
-                ),
-                GraspType::Top => {
-                    // Closing direction across the object's short side; fingertips touch the table.
-                    let m = frame_from_z_x(-Vec3::Z, d);
-                    let pose = Affine3A::from_mat3_translation(m.into(), g);
-                    (
-                        IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP)),
-                        IkTarget::Pose(pose),
-                        vec![name, TABLE],
-                    )
-                }
-            };
-            // Come from above: a hover pose over the pre-grasp pose keeps the hand clear of
-            // the object's top on the way there (the arms start in front of the torso, often
-            // beyond the object). A straight hand path first; when the way to the hover pose
-            // crosses a singularity, a limit or an obstacle, a joint-space move there instead;
-            // then straight down and into the grasp.
-            let top = state.world.object_top(object).z;
-            let hover = match (&pre, grasp) {
-                (_, GraspType::Side) => {
-                    let p = g - d * PRE_GRASP;
-                    let hover_z = (top + HOVER_CLEAR).max(p.z);
-                    IkTarget::approach(Vec3::new(p.x, p.y, hover_z), d)
-                }
-                (other, GraspType::Top) => *other,
-            };
-            let descend = vec![
-                Waypoint::new("approach", pre, 0.8),
-                Waypoint::new("grasp", at, 0.8).excluding(&extra),
-            ];
-            let mut from_above = vec![Waypoint::new("hover", hover, 1.5)];
-            from_above.extend(descend.iter().cloned());
-            let mut direct = vec![Waypoint::new("approach", pre, 1.5)];
-            direct.push(Waypoint::new("grasp", at, 0.8).excluding(&extra));
-            // Straight hand paths first (directly, then from above); then joint-space moves
-            // to the pre-grasp or hover pose followed by the straight final approach. The
-            // first that works is this variant's motion; else the first failure explains it.
-            let mut first_failure = None;
-            let mut found = None;
-            for waypoints in [direct, from_above] {
-                match run(robot, &next, &obstacles, arm, waypoints, None) {
-                    Ok(m) => {
-                        found = Some((None, m));
-                        break;
-                    }
-                    Err(e) => {
-                        first_failure.get_or_insert(e);
-                    }
-                }
-            }
-            if found.is_none() {
-                for (via, label, rest) in [
-                    (
-                        &pre,
-                        "approach",
-                        vec![Waypoint::new("grasp", at, 0.8).excluding(&extra)],
-                    ),
-                    (&hover, "hover", descend.clone()),
-                ] {
-                    let Ok(to_via) = move_to_ik(robot, &next, &obstacles, arm, via, label) else {
-                        continue;
-                    };
-                    let mut after = next.clone();
-                    after.joints[index(arm)] = to_via.final_joints();
-                    if let Ok(m) = run(robot, &after, &obstacles, arm, rest, None) {
-                        found = Some((Some(to_via), m));
-                        break;
-                    }
-                }
-            }
-            if found.is_none() && search {
-                // Around or over what stands in the way, in joint space, to the hover or
-                // pre-grasp pose; then the straight final approach.
-                for (via, label, rest) in [
-                    (&hover, "hover", descend.clone()),
-                    (
-                        &pre,
-                        "approach",
-                        vec![Waypoint::new("grasp", at, 0.8).excluding(&extra)],
-                    ),
-                ] {
-                    let goal = Goal::Pose(*via);
-                    let tail: Tail = Some((&rest, None));
-                    if let Some((to_via, Some(m))) =
-                        detour(robot, &next, &obstacles, arm, &goal, None, label, tail)
-                    {
-                        found = Some((Some(to_via), m));
-                        break;
-                    }
-                }
-            }
-            let reach = match (found, first_failure) {
-                (Some((to_via, m)), _) => {
-                    motions.extend(to_via);
-                    m
-                }
-                (None, Some(e)) => return Err(fail(e)),
-                (None, None) => {
-                    return Err(Cause::OutOfReach(format!("{name} cannot be approached")))
-                }
-            };
-            let hand = reach.final_world_from_hand;
-            let lift_by = (state.world.table.height + LIFT_CLEAR
-                - state.world.object_base(object).z)
-                .max(0.05);
-            next.joints[index(arm)] = reach.final_joints();
-            let holding = Holding {
-                object,
-                arm,
-                grasp,
-                hand_from_centre: hand.inverse() * world_from_centre(&state.world, object),
-            };
-            let lift = run(
-                robot,
-                &next,
-                &obstacles,
-                arm,
-                vec![Waypoint::new(
-                    "lift",
-                    IkTarget::Pose(with_translation(
-                        &hand,
-                        translation(&hand) + Vec3::Z * lift_by,
-                    )),
-                    0.8,
-                )],
-                Some(attached(&state.world, &holding, &[TABLE])),
-            )
-            .map_err(fail)?;
-            next.joints[index(arm)] = lift.final_joints();
-            let base = centre_base(
-                &next.world,
-                object,
-                &(lift.final_world_from_hand * holding.hand_from_centre),
-            );
-            next.world.object_mut(object).placement = Placement::InGripper {
-                hand: hand_of(arm),
-                base,
-            };
-            next.holding = Some(holding);
-            effect = Effect::Grasped { object, arm, base };
-            motions.push(reach);
-            motions.push(lift);
-        }
-        Elementary::Lift { object } => {
-            let h = holding_of(state, object)?;
-            let hand = arm_hand(robot, state, h.arm);
-            let lift_by = state.world.table.height + LIFT_CLEAR - state.world.object_base(object).z;
-            if lift_by > 0.01 {
-                let up = with_translation(&hand, translation(&hand) + Vec3::Z * lift_by);
-                let lift = run(
-                    robot,
-                    &next,
-                    &obstacles,
-                    h.arm,
-                    vec![Waypoint::new("lift", IkTarget::Pose(up), 0.8)],
-                    Some(attached(&state.world, &h, &[TABLE])),
-                )
-                .map_err(fail)?;
-                next.joints[index(h.arm)] = lift.final_joints();
-                let centre = lift.final_world_from_hand * h.hand_from_centre;
-                let base = centre_base(&next.world, object, &centre);
-                next.world.object_mut(object).placement = Placement::InGripper {
-                    hand: hand_of(h.arm),
-                    base,
-                };
-                motions.push(lift);
-            }
-        }
-        Elementary::PutAt { object, .. }
-        | Elementary::PutNear { object, .. }
-        | Elementary::PutAway { object, .. }
-        | Elementary::Relay { object } => {
-            let h = holding_of(state, object)?;
-            let spot = v.point.ok_or(Cause::NoSpot)?;
-            let hand = arm_hand(robot, state, h.arm);
-            let centre = hand * h.hand_from_centre;
-            let half = 0.5 * state.world.object(object).shape().height();
-            // Object base 2 mm above the table: it is set down, not pushed in.
-            let delta = spot.truncate().extend(spot.z + 0.002 + half) - translation(&centre);
-            let straight_place = with_translation(&hand, translation(&hand) + delta);
-            // Carry high enough for the object to pass over everything on its way (up
-            // first where the lift was not enough), then over the spot and down.
-            let up = carry_lift(&state.world, object, &centre, spot.truncate());
-            let carried = attached(&state.world, &h, &[TABLE]);
-            // The hand as it holds the object now, then turned about the object's upright
-            // axis: the forearm then comes in from another side where something stands
-            // in its way (or its joints run out) on the direct one.
-            let put_centre = translation(&(straight_place * h.hand_from_centre));
-            let carry_turned = |turn: f32| {
-                let turned = turned_about(&straight_place, put_centre, turn.to_radians());
-                let above = with_translation(&turned, translation(&turned) + Vec3::Z * 0.08);
-                let carry_z = (translation(&hand).z + up).max(translation(&above).z);
-                let high =
-                    with_translation(&turned, translation(&turned).truncate().extend(carry_z));
-                let mut waypoints = lift_over(&hand, up);
-                waypoints.extend([
-                    Waypoint::new("over the spot", IkTarget::Pose(high), 1.5),
-                    Waypoint::new("above the spot", IkTarget::Pose(above), 0.6),
-                    Waypoint::new("put", IkTarget::Pose(turned), 0.6),
-                ]);
-                let carry = run(
-                    robot,
-                    &next,
-                    &obstacles,
-                    h.arm,
-                    waypoints,
-                    Some(carried.clone()),
-                );
-                (carry, turned)
-            };
-            // The failure with the hand as it holds the object explains a refusal.
-            let (mut carry, mut place) = carry_turned(PUT_TURNS_DEG[0]);
-            if carry.is_err() && detours >= Detours::Turns {
-                if let Some(found) = PUT_TURNS_DEG[1..]
-                    .iter()
-                    .map(|&turn| carry_turned(turn))
-                    .find(|(m, _)| m.is_ok())
-                {
-                    (carry, place) = found;
-                }
-            }
-            let above = with_translation(&place, translation(&place) + Vec3::Z * 0.08);
-            let carry = match carry {
-                Ok(m) => m,
-                Err(e) if search => {
-                    // Over or around what stands between, with the object in the hand; then
-                    // straight down onto the spot.
-                    // The hand may turn about the object's upright axis: the forearm can
-                    // then come in from a side where nothing stands.
-                    let goal = Goal::Pose(IkTarget::pose_free_about(above, Vec3::Z));
-                    let down = [Waypoint::new(
-                        "put",
-                        IkTarget::pose_free_about(place, Vec3::Z),
-                        0.6,
-                    )];
-                    let tail: Tail = Some((&down, Some(&carried)));
-                    match detour(
-                        robot,
-                        &next,
-                        &obstacles,
-                        h.arm,
-                        &goal,
-                        Some(&carried),
-                        "above the spot",
-                        tail,
-                    ) {
-                        Some((to_above, Some(m))) => {
-                            motions.push(to_above);
-                            m
-                        }
-                        _ => return Err(fail(e)),
-                    }
-                }
-                Err(e) => return Err(fail(e)),
-            };
-            next.joints[index(h.arm)] = carry.final_joints();
-            let spot2 = spot.truncate();
-            next.world.place_on_table(object, spot2);
-            next.holding = None;
-            let retreat =
-                retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
-            next.joints[index(h.arm)] = retreat.final_joints();
-            if matches!(step, Elementary::Relay { .. }) {
-                // A relay spot is one the other hand can take the object from (straight
-                // hand paths, with this arm back at rest).
-                other_hand_takes(robot, &next, object, h.arm.other())?;
-            }
-            effect = Effect::Released {
-                object,
-                spot: spot2,
-            };
-            motions.push(carry);
-            motions.push(retreat);
-        }
-        Elementary::Pass { object, person } => {
-            let h = holding_of(state, object)?;
-            let point = v.point.ok_or(Cause::NoHandoverPoint)?;
-            let hand = arm_hand(robot, state, h.arm);
-            let target = IkTarget::pose_free_about(with_translation(&hand, point), Vec3::Z);
-            // Over everything on the way (up first where needed), then to the point.
-            let centre = hand * h.hand_from_centre;
-            let up = carry_lift(&state.world, object, &centre, point.truncate());
-            let mut waypoints = lift_over(&hand, up);
-            let carry_z = translation(&hand).z + up;
-            if up > 0.0 && carry_z > point.z {
-                let over = point.truncate().extend(carry_z);
-                waypoints.push(Waypoint::new(
-                    "over the hand-over point",
-                    IkTarget::pose_free_about(with_translation(&hand, over), Vec3::Z),
-                    1.2,
-                ));
-            }
-            waypoints.push(Waypoint::new("hand-over", target, 1.5));
-            let carried = attached(&state.world, &h, &[]);
-            let carry = match run(
-                robot,
-                &next,
-                &obstacles,
-                h.arm,
-                waypoints,
-                Some(carried.clone()),
-            ) {
-                Ok(m) => m,
-                Err(e) if search => detour(
-                    robot,
-                    &next,
-                    &obstacles,
-                    h.arm,
-                    &Goal::Pose(target),
-                    Some(&carried),
-                    "hand-over",
-                    None,
-                )
-                .map(|(m, _)| m)
-                .ok_or_else(|| fail(e))?,
-                Err(e) => return Err(fail(e)),
-            };
-            next.joints[index(h.arm)] = carry.final_joints();
-            next.world.object_mut(object).placement = Placement::OnTable {
-                position: point.truncate(),
-                yaw: 0.0,
-            };
-            next.world
-                .give_to_person(object, person)
-                .map_err(|_| Cause::HandsFull)?;
-            next.holding = None;
-            let retreat =
-                retreat(robot, &next, h.arm, &state.world.object(object).name).map_err(fail)?;
-            next.joints[index(h.arm)] = retreat.final_joints();
-            effect = Effect::Given { object, person };
-            motions.push(carry);
-            motions.push(retreat);
-        }
-        Elementary::Pour { source, target } => {
-            let h = holding_of(state, source)?;
-            let hand = arm_hand(robot, state, h.arm);
-            let centre_now = hand * h.hand_from_centre;
-            let upright = crate::twin::kinematics::rotation(&centre_now);
-            let u = horizontal(v.direction_deg.unwrap_or(0.0));
-            let tilt = Quat::from_axis_angle(Vec3::Z.cross(u), POUR_TILT) * upright;
-            let half = 0.5 * state.world.object(source).shape().height();
-            let mouth = state.world.object_top(target) + Vec3::Z * POUR_GAP;
-            let centre_pour = mouth - (tilt * Vec3::Z) * half;
-            let pour_centre = Affine3A::from_rotation_translation(tilt, centre_pour);
-            let pre_centre =
-                Affine3A::from_rotation_translation(upright, centre_pour + Vec3::Z * 0.06);
-            let inv = h.hand_from_centre.inverse();
-            let tname = state.world.object(target).name.clone();
-            let carried = attached(&state.world, &h, &[]);
-            let tilting = vec![
-                Waypoint::new("pour", IkTarget::Pose(pour_centre * inv), 1.2).excluding(&[&tname]),
-                Waypoint::new("upright", IkTarget::Pose(pre_centre * inv), 1.0)
-                    .excluding(&[&tname]),
-            ];
-            let mut straight = vec![Waypoint::new(
-                "pre-pour",
-                IkTarget::Pose(pre_centre * inv),
-                1.5,
-            )];
-            straight.extend(tilting.iter().cloned());
-            let motion = match run(
-                robot,
-                &next,
-                &obstacles,
-                h.arm,
-                straight,
-                Some(carried.clone()),
-            ) {
-                Ok(m) => m,
-                Err(e) if search => {
-                    let goal = Goal::Pose(IkTarget::Pose(pre_centre * inv));
-                    let tail: Tail = Some((&tilting, Some(&carried)));
-                    match detour(
-                        robot,
-                        &next,
-                        &obstacles,
-                        h.arm,
-                        &goal,
-                        Some(&carried),
-                        "pre-pour",
-                        tail,
-                    ) {
-                        Some((to_pre, Some(m))) => {
-                            motions.push(to_pre);
-                            m
-                        }
-                        _ => return Err(fail(e)),
-                    }
-                }
-                Err(e) => return Err(fail(e)),
-            };
-            next.joints[index(h.arm)] = motion.final_joints();
-            apply_pour(&mut next.world, source, target);
-            effect = Effect::Poured { source, target };
-            motions.push(motion);
-        }
-        Elementary::Point(t) => {
-            let p = v.point.ok_or(Cause::NoSpot)?;
-            let dir = (target_point(&state.world, t) - p).normalize_or(Vec3::X);
-            let target = IkTarget::approach(p, dir);
-            // Straight hand path first; a joint-space move when that crosses a singularity.
-            let m = run(
-                robot,
-                &next,
-                &obstacles,
-                arm,
-                vec![Waypoint::new("pointing", target, 1.5)],
-                None,
-            )
-            .or_else(|_| move_to_ik(robot, &next, &obstacles, arm, &target, "pointing"))
-            .or_else(|e| {
-                if !search {
-                    return Err(e);
-                }
-                detour(
-                    robot,
-                    &next,
-                    &obstacles,
-                    arm,
-                    &Goal::Pose(target),
-                    None,
-                    "pointing",
-                    None,
-                )
-                .map(|(m, _)| m)
-                .ok_or(e)
-            })
-            .map_err(fail)?;
-            next.joints[index(arm)] = m.final_joints();
-            motions.push(m);
-        }
-        Elementary::Gaze(t) => {
-            let a = robot.head_angles_towards(target_point(&state.world, t));
-            if !a.within_limits {
-                return Err(Cause::HeadLimit);
-            }
-            head = Some((a.pan, a.tilt));
-        }
-        Elementary::Pose => {
-            // An arm that stepped aside comes back last, once the other is out of its way.
-            let mut order = Side::BOTH;
-            if robot
-                .aside(Side::Left)
-                .is_some_and(|a| same_joints(&next.joints[index(Side::Left)], &a))
-            {
-                order.reverse();
-            }
-            for side in order {
-                let home = robot.home(side);
-                if same_joints(&next.joints[index(side)], &home) {
-                    continue;
-                }
-                if same_joints(
-                    &next.joints[index(side)],
-                    &resting_pose(robot, &obstacles, side),
-                ) {
-                    continue;
-                }
-                // Up first, clear of the objects just handled, then home in joint space.
-                let hand = robot.arm(side).world_from_hand(&next.joints[index(side)]);
-                // As high as the objects' tops allow, else a little up.
-                let here = translation(&hand);
-                for rise in [(TRANSIT_HEIGHT - here.z).max(0.12), 0.25, 0.18, 0.12] {
-                    let up = with_translation(&hand, here + Vec3::Z * rise);
-                    if let Ok(m) = run(
-                        robot,
-                        &next,
-                        &obstacles,
-                        side,
-                        vec![Waypoint::new("up", IkTarget::Pose(up), 0.6)],
-                        None,
-                    ) {
-                        next.joints[index(side)] = m.final_joints();
-                        motions.push(m);
-                        break;
-                    }
-                }
-                let home = resting_pose(robot, &obstacles, side);
-                let m = match joint_move(robot, &next, &obstacles, side, home) {
-                    Ok(m) => m,
-                    // The joint-space sweep hits something: a straight hand path home instead.
-                    Err(e) => {
-                        let goal = robot.arm(side).world_from_hand(&home);
-                        match run(
-                            robot,
-                            &next,
-                            &obstacles,
-                            side,
-                            vec![Waypoint::new("home", IkTarget::Pose(goal), 1.5)],
-                            None,
-                        ) {
-                            Ok(m) => m,
-                            // Around what stands in the way (often what was just put down).
-                            Err(_) if search => detour(
-                                robot,
-                                &next,
-                                &obstacles,
-                                side,
-                                &Goal::Joints(home),
-                                None,
-                                "home",
-                                None,
-                            )
-                            .map(|(m, _)| m)
-                            .ok_or_else(|| fail(e))?,
-                            Err(_) => return Err(fail(e)),
-                        }
-                    }
-                };
-                next.joints[index(side)] =
-                    if m.samples.len() > 1 && same_joints(&m.final_joints(), &home) {
-                        home
-                    } else {
-                        m.final_joints()
-                    };
-                motions.push(m);
-            }
-        }
-    }
-    let metrics = motions
-        .iter()
-        .fold(Metrics::NONE, |acc, m| acc.and(Metrics::of(m)));
-    Ok(Simulated {
-        motions,
-        state: next,
-        effect,
-        metrics,
-        head,
-    })
+    let mut planning = Planning::new(robot, state, detours);
+    let (effect, head) = plan_step(&mut planning, step, v)?;
+    Ok(planning.finish(effect, head))
 }
 
 /// Turns (deg) of the hand about a put object's upright axis tried with straight paths,
 /// the hand as it holds the object first.
-const PUT_TURNS_DEG: [f32; 5] = [0.0, 45.0, -45.0, 90.0, -90.0];
+pub(super) const PUT_TURNS_DEG: [f32; 5] = [0.0, 45.0, -45.0, 90.0, -90.0];
 
 /// `world_from_hand` turned by `angle` (rad) about the vertical through `pivot`.
-fn turned_about(world_from_hand: &Affine3A, pivot: Vec3, angle: f32) -> Affine3A {
+pub(super) fn turned_about(world_from_hand: &Affine3A, pivot: Vec3, angle: f32) -> Affine3A {
     if angle == 0.0 {
         return *world_from_hand;
     }
@@ -1006,7 +461,12 @@ const CARRY_MARGIN: f32 = 0.03;
 /// How much higher (m) than now the carried `object` (upright centre frame `centre`) must
 /// go to pass over every object standing near its straight way to the floor point `to`;
 /// zero when it is high enough already.
-fn carry_lift(world: &World, object: ObjectId, centre: &Affine3A, to: glam::Vec2) -> f32 {
+pub(super) fn carry_lift(
+    world: &World,
+    object: ObjectId,
+    centre: &Affine3A,
+    to: glam::Vec2,
+) -> f32 {
     let from = translation(centre).truncate();
     let r = world.object(object).shape().footprint_radius();
     let base = translation(centre).z - 0.5 * world.object(object).shape().height();
@@ -1024,7 +484,7 @@ fn carry_lift(world: &World, object: ObjectId, centre: &Affine3A, to: glam::Vec2
 }
 
 /// A straight rise of the hand by `up` metres, when there is one to make.
-fn lift_over(hand: &Affine3A, up: f32) -> Vec<Waypoint> {
+pub(super) fn lift_over(hand: &Affine3A, up: f32) -> Vec<Waypoint> {
     if up <= 0.005 {
         return Vec::new();
     }
@@ -1037,7 +497,7 @@ fn lift_over(hand: &Affine3A, up: f32) -> Vec<Waypoint> {
 }
 
 /// Whether arm `side` can take `object` from where it stands, once the other arm rests.
-fn other_hand_takes(
+pub(super) fn other_hand_takes(
     robot: &Robot,
     state: &PlanState,
     object: ObjectId,
@@ -1069,7 +529,7 @@ fn other_hand_takes(
 
 /// Where a joint-space detour ends.
 #[derive(Debug, Clone, Copy)]
-enum Goal {
+pub(super) enum Goal {
     /// A hand pose (its IK solutions are tried in turn).
     Pose(IkTarget),
     /// Exact joints (home).
@@ -1128,13 +588,13 @@ fn same_joints_within(a: &Joints, b: &Joints, tolerance: f32) -> bool {
 
 /// What must follow a detour: straight hand waypoints from its goal (the final approach),
 /// checked before the detour is searched, so that no search goes where it cannot go on.
-type Tail<'a> = Option<(&'a [Waypoint], Option<&'a AttachedObject>)>;
+pub(super) type Tail<'a> = Option<(&'a [Waypoint], Option<&'a AttachedObject>)>;
 
 /// A joint-space detour (RRT-Connect, shortcut, timed) from the arm's joints to `goal`,
 /// trying the goal's free configurations in turn, and the tail's motion from there.
 /// Seeded by the request, so the same scene plans the same way.
 #[allow(clippy::too_many_arguments)]
-fn detour(
+pub(super) fn detour(
     robot: &Robot,
     state: &PlanState,
     obstacles: &ObstacleSet,
@@ -1197,7 +657,7 @@ fn detour(
 }
 
 /// Solves IK for `target` from the arm's joints and moves there in joint space.
-fn move_to_ik(
+pub(super) fn move_to_ik(
     robot: &Robot,
     state: &PlanState,
     obstacles: &ObstacleSet,
@@ -1231,7 +691,7 @@ fn move_to_ik(
 
 /// Moves one arm in joint space to `goal` (minimum-jerk), checking limits, self-collision
 /// and obstacles at every sample: the way home need not be a straight line of the hand.
-fn joint_move(
+pub(super) fn joint_move(
     robot: &Robot,
     state: &PlanState,
     obstacles: &ObstacleSet,
@@ -1333,7 +793,7 @@ fn joint_move(
 }
 
 /// Moves the empty hand back from where it let go: 10 cm against the approach, 5 cm up.
-fn retreat(
+pub(super) fn retreat(
     robot: &Robot,
     state: &PlanState,
     arm: Side,
@@ -1396,18 +856,18 @@ fn retreat(
     }))
 }
 
-fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {
+pub(super) fn arm_hand(robot: &Robot, state: &PlanState, arm: Side) -> Affine3A {
     robot.arm(arm).world_from_hand(&state.joints[index(arm)])
 }
 
-fn holding_of(state: &PlanState, object: ObjectId) -> Result<Holding, Cause> {
+pub(super) fn holding_of(state: &PlanState, object: ObjectId) -> Result<Holding, Cause> {
     state
         .holding
         .filter(|h| h.object == object)
         .ok_or(Cause::NotHolding)
 }
 
-fn centre_base(world: &World, object: ObjectId, centre: &Affine3A) -> Vec3 {
+pub(super) fn centre_base(world: &World, object: ObjectId, centre: &Affine3A) -> Vec3 {
     translation(centre) - Vec3::Z * (0.5 * world.object(object).shape().height())
 }
 
