@@ -338,3 +338,41 @@ fn malformed_urdfs_are_refused_naming_the_file_the_element_and_the_reason() {
         "{e}"
     );
 }
+
+/// The six-joint pair on the shipped scenes' UR5e variants: every object it reaches goes
+/// to both people or is refused in one sentence; most succeed.
+#[test]
+fn the_six_joint_pair_plans_on_the_scene_variants() {
+    let (mut cases, mut ok) = (0, 0);
+    for scene in ["softdrinks_ur5e", "coffee_ur5e", "dinner_ur5e"] {
+        let twin = Twin::load(scene).expect("shipped variant");
+        let robot = twin.robot.as_ref().expect("the UR5e pair loads");
+        assert_eq!(
+            (robot.arm(Side::Left).dof(), robot.arm(Side::Right).dof()),
+            (6, 6)
+        );
+        let results = run_world(0, &twin.world);
+        assert!(results.len() >= 12, "{scene}: only {} cases", results.len());
+        for c in &results {
+            cases += 1;
+            if c.report.ok {
+                ok += 1;
+                assert!(!c.motions.is_empty());
+                for m in &c.motions {
+                    for s in &m.samples {
+                        assert_eq!(s.q.len(), 6);
+                        assert!(robot.arm(m.side).limit_violation(&s.q, 1e-4).is_none());
+                    }
+                }
+            } else {
+                println!(
+                    "{scene} {:?} {} -> {}: {}",
+                    c.action, c.object, c.person, c.report.text
+                );
+                assert!(c.report.text.ends_with('.'), "{}", c.report.text);
+            }
+        }
+    }
+    println!("UR5e pair on the scene variants: {ok}/{cases}");
+    assert!(ok * 10 >= cases * 9, "{ok}/{cases}");
+}

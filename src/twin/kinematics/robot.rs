@@ -36,6 +36,13 @@ pub struct Robot {
     pub head: HeadDescription,
 }
 
+/// A lower bound of two capsules' surface distance: their bounding spheres' gap.
+fn bound(p: &Capsule, q: &Capsule) -> f32 {
+    let sphere = |c: &Capsule| ((c.a + c.b) * 0.5, 0.5 * c.a.distance(c.b) + c.radius);
+    let ((cp, rp), (cq, rq)) = (sphere(p), sphere(q));
+    cp.distance(cq) - rp - rq
+}
+
 /// Pan and tilt (rad) that point the head at a world point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeadAngles {
@@ -100,16 +107,23 @@ impl Robot {
     /// As [`Robot::self_clearance`], from precomputed link capsules (description order).
     pub fn self_clearance_of(&self, left: &[Capsule], right: &[Capsule]) -> SelfClearance {
         let mut best = (f32::INFINITY, String::new(), String::new());
-        let mut consider = |d: f32, a: &dyn Fn() -> String, b: &dyn Fn() -> String| {
-            if d < best.0 {
-                best = (d, a(), b());
-            }
-        };
+        // A pair whose bounding spheres are farther apart than the nearest pair so far
+        // cannot be nearer: skipped without the exact distance (the same answer, faster).
+        let mut consider =
+            |p: &Capsule, q: &Capsule, a: &dyn Fn() -> String, b: &dyn Fn() -> String| {
+                if bound(p, q) >= best.0 {
+                    return;
+                }
+                let d = p.distance(q);
+                if d < best.0 {
+                    best = (d, a(), b());
+                }
+            };
         for (arm, caps) in [(&self.left, left), (&self.right, right)] {
             for i in 0..caps.len() {
                 for j in i + 1..caps.len() {
                     if !arm.links_adjacent(i, j) {
-                        consider(caps[i].distance(&caps[j]), &|| arm.link_label(i), &|| {
+                        consider(&caps[i], &caps[j], &|| arm.link_label(i), &|| {
                             arm.link_label(j)
                         });
                     }
@@ -118,13 +132,13 @@ impl Robot {
                     continue;
                 }
                 for (name, t) in &self.torso {
-                    consider(caps[i].distance(t), &|| arm.link_label(i), &|| name.clone());
+                    consider(&caps[i], t, &|| arm.link_label(i), &|| name.clone());
                 }
             }
         }
         for (i, a) in left.iter().enumerate() {
             for (j, b) in right.iter().enumerate() {
-                consider(a.distance(b), &|| self.left.link_label(i), &|| {
+                consider(a, b, &|| self.left.link_label(i), &|| {
                     self.right.link_label(j)
                 });
             }

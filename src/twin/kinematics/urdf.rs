@@ -283,11 +283,7 @@ impl UrdfFile {
                     point: t.transform_point3(p),
                 };
                 out.push(LinkCapsule {
-                    name: if many {
-                        format!("{name} {}", k + 1)
-                    } else {
-                        name.clone()
-                    },
+                    name: capsule_name(c.name.as_deref(), &name, many.then_some(k)),
                     start: end(a),
                     end: end(b),
                     radius,
@@ -316,11 +312,12 @@ impl UrdfFile {
             for (k, c) in link.collision.iter().enumerate() {
                 let (a, b, radius) = self.capsule_of(&link.name, &c.geometry)?;
                 let t = robot_from_link * pose(&c.origin);
-                let name = if link.collision.len() > 1 {
-                    format!("{} {}", display_name(&link.name, ""), k + 1)
-                } else {
-                    display_name(&link.name, "")
-                };
+                let many = link.collision.len() > 1;
+                let name = capsule_name(
+                    c.name.as_deref(),
+                    &display_name(&link.name, ""),
+                    many.then_some(k),
+                );
                 out.push(FixedCapsule {
                     name,
                     a: t.transform_point3(a).to_array(),
@@ -499,6 +496,16 @@ fn common_prefix<'a>(mut names: impl Iterator<Item = &'a str>) -> String {
     first[..len]
         .rfind('_')
         .map_or(String::new(), |i| first[..=i].to_string())
+}
+
+/// A collision's own name when it has one ("elbow"), else its link's, numbered when the
+/// link has several.
+fn capsule_name(own: Option<&str>, link: &str, index: Option<usize>) -> String {
+    match (own.filter(|n| !n.is_empty()), index) {
+        (Some(own), _) => own.replace('_', " "),
+        (None, Some(k)) => format!("{link} {}", k + 1),
+        (None, None) => link.to_string(),
+    }
 }
 
 /// "left_upper_arm_link" with prefix "left_" -> "upper arm".
