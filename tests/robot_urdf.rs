@@ -376,3 +376,27 @@ fn the_six_joint_pair_plans_on_the_scene_variants() {
     println!("UR5e pair on the scene variants: {ok}/{cases}");
     assert!(ok * 10 >= cases * 9, "{ok}/{cases}");
 }
+
+/// Beside a real robot the driver's joint names must be as many as the arm's joints.
+#[test]
+fn robot_settings_must_name_as_many_joints_as_the_arm_has() {
+    use attentive::robot::RobotSettings;
+    let ur = placed("ur5e_bimanual");
+    let jaco = placed("jaco2_bimanual");
+    let settings = RobotSettings::default();
+    assert!(settings.matches(&jaco).is_ok());
+    let e = settings
+        .matches(&ur)
+        .expect_err("seven names for six joints");
+    assert!(
+        e.to_string().contains("left_arm.joints names 7 joints, but ur5e_bimanual's left arm has 6 (left_shoulder_pan_joint, left_shoulder_lift_joint, left_elbow_joint, left_wrist_1_joint, left_wrist_2_joint, left_wrist_3_joint)"),
+        "{e}"
+    );
+    let mut six = RobotSettings::default();
+    for arm in [&mut six.left_arm, &mut six.right_arm] {
+        arm.joints.pop();
+        arm.offset_deg.pop();
+        arm.sign.pop();
+    }
+    assert!(six.validate().is_ok() && six.matches(&ur).is_ok());
+}
