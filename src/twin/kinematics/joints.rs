@@ -5,7 +5,7 @@
 use std::ops::{Deref, DerefMut};
 
 /// Most joints one arm may have (a description with more is refused).
-pub const MAX_JOINTS: usize = 10;
+pub const MAX_JOINTS: usize = 8;
 
 /// Joint positions of one arm in radians, in the description's zero convention.
 #[derive(Clone, Copy)]

@@ -1,4 +1,4 @@
-//! Robot kinematics for the twin: a bimanual robot (any arms of 6 to 10
+//! Robot kinematics for the twin: a bimanual robot (any arms of 6 to 8
 //! revolute joints, from DH rows or a URDF) described as data, forward and inverse kinematics, collision geometry
 //! and timed motion simulation with feasibility checks.
 //!

@@ -36,6 +36,13 @@ pub struct Robot {
     pub head: HeadDescription,
 }
 
+/// A robot part in a self-clearance check: an arm's link, or a capsule of the body.
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    Link(Side, usize),
+    Body(usize),
+}
+
 /// A lower bound of two capsules' surface distance: their bounding spheres' gap.
 fn bound(p: &Capsule, q: &Capsule) -> f32 {
     let sphere = |c: &Capsule| ((c.a + c.b) * 0.5, 0.5 * c.a.distance(c.b) + c.radius);
@@ -106,47 +113,59 @@ impl Robot {
 
     /// As [`Robot::self_clearance`], from precomputed link capsules (description order).
     pub fn self_clearance_of(&self, left: &[Capsule], right: &[Capsule]) -> SelfClearance {
-        let mut best = (f32::INFINITY, String::new(), String::new());
+        let mut best: (f32, Option<(Part, Part)>) = (f32::INFINITY, None);
         // A pair whose bounding spheres are farther apart than the nearest pair so far
         // cannot be nearer: skipped without the exact distance (the same answer, faster).
-        let mut consider =
-            |p: &Capsule, q: &Capsule, a: &dyn Fn() -> String, b: &dyn Fn() -> String| {
-                if bound(p, q) >= best.0 {
-                    return;
-                }
-                let d = p.distance(q);
-                if d < best.0 {
-                    best = (d, a(), b());
-                }
-            };
-        for (arm, caps) in [(&self.left, left), (&self.right, right)] {
+        // The parts are named once, at the end.
+        let mut consider = |p: &Capsule, q: &Capsule, parts: (Part, Part)| {
+            if bound(p, q) >= best.0 {
+                return;
+            }
+            let d = p.distance(q);
+            if d < best.0 {
+                best = (d, Some(parts));
+            }
+        };
+        for (side, caps) in [(Side::Left, left), (Side::Right, right)] {
+            let arm = self.arm(side);
             for i in 0..caps.len() {
                 for j in i + 1..caps.len() {
                     if !arm.links_adjacent(i, j) {
-                        consider(&caps[i], &caps[j], &|| arm.link_label(i), &|| {
-                            arm.link_label(j)
-                        });
+                        consider(
+                            &caps[i],
+                            &caps[j],
+                            (Part::Link(side, i), Part::Link(side, j)),
+                        );
                     }
                 }
                 if arm.link_on_torso(i) {
                     continue;
                 }
-                for (name, t) in &self.torso {
-                    consider(&caps[i], t, &|| arm.link_label(i), &|| name.clone());
+                for (k, (_, t)) in self.torso.iter().enumerate() {
+                    consider(&caps[i], t, (Part::Link(side, i), Part::Body(k)));
                 }
             }
         }
         for (i, a) in left.iter().enumerate() {
             for (j, b) in right.iter().enumerate() {
-                consider(a, b, &|| self.left.link_label(i), &|| {
-                    self.right.link_label(j)
-                });
+                consider(
+                    a,
+                    b,
+                    (Part::Link(Side::Left, i), Part::Link(Side::Right, j)),
+                );
             }
         }
+        let name = |part: Part| match part {
+            Part::Link(side, i) => self.arm(side).link_label(i),
+            Part::Body(k) => self.torso[k].0.clone(),
+        };
+        let (a, b) = best
+            .1
+            .map_or((String::new(), String::new()), |(a, b)| (name(a), name(b)));
         SelfClearance {
             distance: best.0,
-            a: best.1,
-            b: best.2,
+            a,
+            b,
         }
     }
 

@@ -255,7 +255,7 @@ fn description_validation_names_file_and_reason() {
             "  { name = \"j6\", d = 0.0,     a = 0.0, alpha_deg = 90.0,  min_deg = -115.0, max_deg = 115.0 },\n",
             "",
         ),
-        "chain.joints has 5 joints, expected 6 to 10",
+        "chain.joints has 5 joints, expected 6 to 8",
     );
     check(
         &text.replace("home_deg = [-133.0, 21.0", "home_deg = [-133.0, 140.0"),
