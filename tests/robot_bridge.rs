@@ -231,6 +231,14 @@ async fn a_rejected_goal_fails_the_action() {
         "{}",
         outcome.text
     );
+    assert!(
+        outcome
+            .text
+            .contains("arm did not move: the robot refused the goal (Action goal was rejected")
+            && !outcome.text.contains("short of its goal"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

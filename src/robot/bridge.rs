@@ -417,6 +417,8 @@ impl RobotBridge {
             Err(BridgeError::Dropped { .. }) => Err(format!(
                 "the connection to the robot dropped while {what} was under way; it is not done"
             )),
+            // rosbridge's failure form: the goal never started (rejected, or no server).
+            Err(BridgeError::Failed { detail, .. }) => Err(format!("{REFUSED} ({detail})")),
             Err(e) => Err(e.to_string()),
         }
     }
@@ -474,6 +476,9 @@ impl RobotBridge {
                 "the {arm} arm stopped where it was, {:.0} cm short of its goal",
                 short_cm(&q)
             ))),
+            (Err(reason), _) if reason.starts_with(REFUSED) => {
+                Err(format!("the {arm} arm did not move: {reason}"))
+            }
             (Err(reason), Ok(q)) if !reason.starts_with("the connection") => {
                 Err(format!("the {arm} arm stopped {:.0} cm short of its goal: {reason}", short_cm(&q)))
             }
@@ -553,6 +558,9 @@ impl RobotBridge {
     }
 }
 
+/// How a goal the robot never started (rejected, or no action server) is told.
+const REFUSED: &str = "the robot refused the goal";
+
 /// The joint that differs most, and by how much (rad).
 fn largest_difference(a: &Joints, b: &Joints) -> Option<(usize, f32)> {
     (0..a.len().min(b.len()))
@@ -620,7 +628,9 @@ impl Executor for RobotBridge {
             }
             Some(age) if age > limit => {
                 return Some(format!(
-                    "I cannot move: the robot's joint states are {age:.1} s old (the limit is {limit:.1} s); is its joint_state_broadcaster running?"
+                    "I cannot move: the robot's joint states are {:.0} ms old (the limit is {:.0} ms); is its joint_state_broadcaster running?",
+                    age * 1000.0,
+                    limit * 1000.0
                 ))
             }
             Some(_) => {}
