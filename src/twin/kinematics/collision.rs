@@ -33,6 +33,13 @@ impl Capsule {
         segment_distance(self.a, self.b, other.a, other.b) - self.radius - other.radius
     }
 
+    /// A lower bound of the surface distance, from the bounding spheres (cheap).
+    pub fn distance_lower_bound(&self, other: &Capsule) -> f32 {
+        let sphere = |c: &Capsule| ((c.a + c.b) * 0.5, 0.5 * c.a.distance(c.b) + c.radius);
+        let ((cp, rp), (cq, rq)) = (sphere(self), sphere(other));
+        cp.distance(cq) - rp - rq
+    }
+
     /// The same capsule as a parry3d shape (to be used with the identity pose).
     pub fn to_parry(&self) -> parry3d::shape::Capsule {
         parry3d::shape::Capsule::new(self.a, self.b, self.radius)

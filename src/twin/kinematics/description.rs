@@ -11,7 +11,7 @@ use thiserror::Error;
 use super::joints::{Joints, MAX_JOINTS};
 use super::model::{ArmModel, CapsuleEnd, JointModel, LinkCapsule};
 use super::pose::pose_from_xyz_rpy_deg;
-use super::urdf::{self, UrdfHead};
+use super::urdf;
 
 /// Fewest joints an arm may have: a hand pose needs six.
 pub const MIN_JOINTS: usize = 6;
@@ -255,6 +255,22 @@ pub struct HandDescription {
     pub pinch: PinchGrasp,
 }
 
+impl HeadFile {
+    /// The head as written out (centre and ranges), when all three are given.
+    fn as_written(&self) -> Option<HeadDescription> {
+        Some(HeadDescription {
+            position: self.position?,
+            pan_limits_deg: self.pan_limits_deg?,
+            tilt_limits_deg: self.tilt_limits_deg?,
+            joints: self
+                .pan_joint
+                .clone()
+                .zip(self.tilt_joint.clone())
+                .map(|(p, t)| [p, t]),
+        })
+    }
+}
+
 /// Pan-tilt head, resolved.
 #[derive(Debug, Clone)]
 pub struct HeadDescription {
@@ -363,12 +379,10 @@ impl RobotDescription {
                 aside: arm.aside_deg.as_deref().map(degrees),
             })
         };
-        let head = &file.head;
-        let (Some(position), Some(pan), Some(tilt)) =
-            (head.position, head.pan_limits_deg, head.tilt_limits_deg)
-        else {
-            return Err("head needs position, pan_limits_deg and tilt_limits_deg".to_string());
-        };
+        let head = file
+            .head
+            .as_written()
+            .ok_or("head needs position, pan_limits_deg and tilt_limits_deg")?;
         Ok(Self {
             name: file.name.clone(),
             arms: ArmsDescription {
@@ -376,16 +390,7 @@ impl RobotDescription {
                 right: arm("right", &file.arms.right)?,
             },
             hand: file.hand.clone(),
-            head: HeadDescription {
-                position,
-                pan_limits_deg: pan,
-                tilt_limits_deg: tilt,
-                joints: head
-                    .pan_joint
-                    .clone()
-                    .zip(head.tilt_joint.clone())
-                    .map(|(p, t)| [p, t]),
-            },
+            head,
             torso: file.torso.clone().unwrap_or(TorsoDescription {
                 capsules: Vec::new(),
             }),
@@ -431,45 +436,22 @@ impl RobotDescription {
         torso.extend(file.torso.iter().flat_map(|t| t.capsules.iter().cloned()));
         let head = match (&file.head.pan_joint, &file.head.tilt_joint) {
             (Some(pan), Some(tilt)) => robot.head(pan, tilt)?,
-            _ => {
-                let h = &file.head;
-                let (Some(position), Some(pan), Some(tilt)) =
-                    (h.position, h.pan_limits_deg, h.tilt_limits_deg)
-                else {
-                    return Err(DescriptionError::Invalid {
-                        origin: robot.origin.clone(),
-                        reason: "head needs pan_joint and tilt_joint (or position and limits)"
-                            .to_string(),
-                    });
-                };
-                UrdfHead {
-                    position,
-                    pan_limits_deg: pan,
-                    tilt_limits_deg: tilt,
-                    joints: None,
-                }
-            }
+            _ => file
+                .head
+                .as_written()
+                .ok_or_else(|| DescriptionError::Invalid {
+                    origin: robot.origin.clone(),
+                    reason: "head needs pan_joint and tilt_joint (or position and limits)"
+                        .to_string(),
+                })?,
         };
         Ok(Self {
             name: file.name.clone(),
             arms: ArmsDescription { left, right },
             hand: file.hand.clone(),
-            head: HeadDescription {
-                position: head.position,
-                pan_limits_deg: head.pan_limits_deg,
-                tilt_limits_deg: head.tilt_limits_deg,
-                joints: head.joints,
-            },
+            head,
             torso: TorsoDescription { capsules: torso },
         })
-    }
-
-    /// One arm's resolved model.
-    pub fn arm(&self, side: super::chain::Side) -> &ArmModel {
-        match side {
-            super::chain::Side::Left => &self.arms.left,
-            super::chain::Side::Right => &self.arms.right,
-        }
     }
 
     /// Check ranges and consistency of the resolved robot; the reason names the item.

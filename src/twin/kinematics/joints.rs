@@ -32,13 +32,6 @@ impl Joints {
         out
     }
 
-    /// Joint `i` of each, as a new vector of the same length.
-    pub fn map(&self, f: impl Fn(f32) -> f32) -> Self {
-        let mut out = *self;
-        out.iter_mut().for_each(|v| *v = f(*v));
-        out
-    }
-
     /// A vector of `n` joints whose joint `i` is `f(i)`.
     pub fn from_fn(n: usize, mut f: impl FnMut(usize) -> f32) -> Self {
         let mut out = Self::zeros(n);
@@ -127,7 +120,6 @@ mod tests {
         seven[6] = 1.0;
         assert_eq!(seven.len(), 7);
         assert_ne!(Joints::zeros(6), Joints::zeros(7));
-        assert_eq!(six.map(|v| v * 2.0)[2], 6.0);
         let collected: Joints = (0..20).map(|i| i as f32).collect();
         assert_eq!(collected.len(), MAX_JOINTS);
         assert_eq!(format!("{:?}", Joints::from([0.5, 1.0])), "[0.5, 1.0]");

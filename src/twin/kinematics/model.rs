@@ -88,11 +88,6 @@ impl ArmModel {
         self.joints.len()
     }
 
-    /// Index of the tool-centre frame (the last one).
-    pub fn hand_frame(&self) -> usize {
-        self.joints.len() + 1
-    }
-
     /// Lower limits (rad).
     pub fn lower(&self) -> Joints {
         self.joints.iter().map(|j| j.lower).collect()

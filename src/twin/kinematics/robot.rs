@@ -43,13 +43,6 @@ enum Part {
     Body(usize),
 }
 
-/// A lower bound of two capsules' surface distance: their bounding spheres' gap.
-fn bound(p: &Capsule, q: &Capsule) -> f32 {
-    let sphere = |c: &Capsule| ((c.a + c.b) * 0.5, 0.5 * c.a.distance(c.b) + c.radius);
-    let ((cp, rp), (cq, rq)) = (sphere(p), sphere(q));
-    cp.distance(cq) - rp - rq
-}
-
 /// Pan and tilt (rad) that point the head at a world point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeadAngles {
@@ -118,7 +111,7 @@ impl Robot {
         // cannot be nearer: skipped without the exact distance (the same answer, faster).
         // The parts are named once, at the end.
         let mut consider = |p: &Capsule, q: &Capsule, parts: (Part, Part)| {
-            if bound(p, q) >= best.0 {
+            if p.distance_lower_bound(q) >= best.0 {
                 return;
             }
             let d = p.distance(q);

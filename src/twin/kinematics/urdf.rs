@@ -9,7 +9,7 @@ use std::path::Path;
 use glam::{Affine3A, Quat, Vec3};
 use urdf_rs::{Geometry, JointType};
 
-use super::description::{DescriptionError, FixedCapsule};
+use super::description::{DescriptionError, FixedCapsule, HeadDescription};
 use super::model::{CapsuleEnd, JointModel, LinkCapsule};
 
 /// Planning range of a continuous joint (rad): one and a half turns each way, as the
@@ -36,18 +36,6 @@ pub struct UrdfArm {
     pub last_from_hand: Affine3A,
     /// Collision capsules of the links that move with the arm.
     pub links: Vec<LinkCapsule>,
-}
-
-/// The head read from its joints.
-pub struct UrdfHead {
-    /// Pan-tilt centre in the robot frame (m).
-    pub position: [f32; 3],
-    /// Pan range (degrees).
-    pub pan_limits_deg: [f32; 2],
-    /// Tilt range, positive looks up (degrees).
-    pub tilt_limits_deg: [f32; 2],
-    /// Pan and tilt joint names.
-    pub joints: Option<[String; 2]>,
 }
 
 impl UrdfFile {
@@ -330,7 +318,7 @@ impl UrdfFile {
     }
 
     /// The head from its pan and tilt joints: the tilt joint is the pan-tilt centre.
-    pub fn head(&self, pan: &str, tilt: &str) -> Result<UrdfHead, DescriptionError> {
+    pub fn head(&self, pan: &str, tilt: &str) -> Result<HeadDescription, DescriptionError> {
         let joint = |name: &str| {
             self.robot
                 .joints
@@ -360,7 +348,7 @@ impl UrdfFile {
         } else {
             [lo, hi]
         };
-        Ok(UrdfHead {
+        Ok(HeadDescription {
             position: robot_from_tilt.translation.to_array(),
             pan_limits_deg: limits(p)?,
             tilt_limits_deg,
