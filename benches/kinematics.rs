@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
     let target = IkTarget::Pose(arm.world_from_hand(&q));
     let opts = IkOptions::default();
     c.bench_function("ik_full_pose_from_home", |b| {
-        b.iter(|| arm.solve_ik(black_box(&target), black_box(&arm.home), &opts))
+        b.iter(|| arm.solve_ik_afresh(black_box(&target), black_box(&arm.home), &opts))
     });
     let side = IkTarget::Axis {
         position: Vec3::new(0.0, 0.2, 0.85),
@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
         world_axis: Vec3::Z,
     };
     c.bench_function("ik_side_grasp_from_home", |b| {
-        b.iter(|| arm.solve_ik(black_box(&side), black_box(&arm.home), &opts))
+        b.iter(|| arm.solve_ik_afresh(black_box(&side), black_box(&arm.home), &opts))
     });
 
     // Approach, grasp and lift a bottle: 3.3 s sampled every 40 ms.

@@ -3,6 +3,7 @@
 
 use glam::{Affine3A, Vec3, Vec3A};
 
+use super::ik_memo::IkMemo;
 use super::joints::{Joints, MAX_JOINTS};
 use super::model::{ArmModel, JointModel, LinkCapsule};
 
@@ -108,6 +109,8 @@ pub struct ArmKinematics {
     pub links: Vec<LinkCapsule>,
     /// `skip[i][j]`: links i and j are never checked against each other.
     pub(crate) skip: Vec<Vec<bool>>,
+    /// Inverse-kinematics answers already given.
+    pub(super) ik_memo: IkMemo,
 }
 
 impl ArmKinematics {
@@ -125,6 +128,7 @@ impl ArmKinematics {
             aside: model.aside,
             links: model.links.clone(),
             skip: Vec::new(),
+            ik_memo: IkMemo::default(),
         };
         arm.skip = skip_matrix(&arm, &model.ignore_pairs);
         arm

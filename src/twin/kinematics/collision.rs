@@ -35,9 +35,22 @@ impl Capsule {
 
     /// A lower bound of the surface distance, from the bounding spheres (cheap).
     pub fn distance_lower_bound(&self, other: &Capsule) -> f32 {
-        let sphere = |c: &Capsule| ((c.a + c.b) * 0.5, 0.5 * c.a.distance(c.b) + c.radius);
-        let ((cp, rp), (cq, rq)) = (sphere(self), sphere(other));
-        cp.distance(cq) - rp - rq
+        self.bounding_sphere()
+            .distance_lower_bound(&other.bounding_sphere())
+    }
+
+    /// The smallest sphere about the segment's middle that holds the capsule.
+    pub fn bounding_sphere(&self) -> Sphere {
+        Sphere {
+            center: (self.a + self.b) * 0.5,
+            radius: 0.5 * self.a.distance(self.b) + self.radius,
+        }
+    }
+
+    /// A lower bound of the surface distance to anything inside the sphere at `center`
+    /// with `radius` (cheap: no GJK).
+    pub fn sphere_distance_lower_bound(&self, center: Vec3, radius: f32) -> f32 {
+        point_segment_distance(center, self.a, self.b) - radius - self.radius
     }
 
     /// The same capsule as a parry3d shape (to be used with the identity pose).
@@ -88,6 +101,35 @@ pub fn segment_distance(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
         }
     }
     ((p1 + d1 * s) - (p2 + d2 * t)).length()
+}
+
+/// Distance from `p` to the segment `a`-`b`: [`segment_distance`] with a point for the
+/// first segment, in the same operations (the same bits), without its other cases.
+pub fn point_segment_distance(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let d = b - a;
+    let r = p - a;
+    let e = d.length_squared();
+    if e <= 1e-12 {
+        return r.length();
+    }
+    let t = (d.dot(r) / e).clamp(0.0, 1.0);
+    (p - (a + d * t)).length()
+}
+
+/// A sphere that bounds a shape: its distances from below, cheaply.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sphere {
+    /// Centre (world).
+    pub center: Vec3,
+    /// Radius (m).
+    pub radius: f32,
+}
+
+impl Sphere {
+    /// A lower bound of the distance between what the two spheres hold.
+    pub fn distance_lower_bound(&self, other: &Sphere) -> f32 {
+        self.center.distance(other.center) - self.radius - other.radius
+    }
 }
 
 /// Nearest obstacle to a probe shape.
@@ -362,11 +404,8 @@ impl Obstacles for ObstacleSet {
     fn capsule_clearance(&self, capsule: &Capsule, exclude: &[String]) -> Option<Clearance> {
         // The bound from the obstacle's sphere to the link's segment is much tighter than
         // from sphere to sphere for long links (an upper arm is 41 cm).
-        let lower = |o: &Obstacle| {
-            segment_distance(o.bound_center, o.bound_center, capsule.a, capsule.b)
-                - o.bound_radius
-                - capsule.radius
-        };
+        let lower =
+            |o: &Obstacle| capsule.sphere_distance_lower_bound(o.bound_center, o.bound_radius);
         self.nearest(exclude, lower, |o| o.capsule_distance(capsule))
     }
 }
@@ -463,6 +502,33 @@ impl ArmKinematics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn point_distances_and_sphere_bounds_agree_with_the_exact_distances() {
+        use crate::twin::kinematics::Lcg;
+        let mut rng = Lcg::new(11);
+        let mut p = || {
+            Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            )
+        };
+        for k in 0..2000 {
+            let (a, b, c, d, x) = (p(), p(), p(), p(), p());
+            // A zero-length segment too, now and then.
+            let b = if k % 50 == 0 { a } else { b };
+            let general = segment_distance(x, x, a, b);
+            assert_eq!(point_segment_distance(x, a, b).to_bits(), general.to_bits());
+            let (one, two) = (Capsule::new(a, b, 0.03), Capsule::new(c, d, 0.05));
+            assert!(one.distance_lower_bound(&two) <= one.distance(&two) + 1e-6);
+            let s = two.bounding_sphere();
+            assert!(two.a.distance(s.center) + two.radius <= s.radius + 1e-6);
+            assert!(
+                one.sphere_distance_lower_bound(s.center, s.radius) <= one.distance(&two) + 1e-6
+            );
+        }
+    }
 
     #[test]
     fn segment_distance_cases() {

@@ -6,6 +6,7 @@ use glam::{Affine3A, Vec3, Vec3A};
 use thiserror::Error;
 
 use super::chain::{jacobian_from_frames, ArmKinematics, LinkFrames};
+use super::ik_memo::IkKey;
 use super::joints::{Joints, MAX_JOINTS};
 use super::pose::{axis_error, rotation_error};
 
@@ -271,8 +272,25 @@ struct Attempt {
 }
 
 impl ArmKinematics {
-    /// Solves IK for `target`, starting from `seed` (clamped into the limits).
+    /// Solves IK for `target`, starting from `seed` (clamped into the limits). An answer
+    /// given before for the same inputs is given again without solving.
     pub fn solve_ik(
+        &self,
+        target: &IkTarget,
+        seed: &Joints,
+        options: &IkOptions,
+    ) -> Result<IkSolution, IkError> {
+        let key = IkKey::new(target, seed, options);
+        if let Some(answer) = self.ik_memo.get(&key) {
+            return answer;
+        }
+        let answer = self.solve_ik_afresh(target, seed, options);
+        self.ik_memo.put(key, answer);
+        answer
+    }
+
+    /// [`Self::solve_ik`] without the memo: what one solve costs.
+    pub fn solve_ik_afresh(
         &self,
         target: &IkTarget,
         seed: &Joints,

@@ -38,6 +38,7 @@ mod chain;
 mod collision;
 mod description;
 mod ik;
+mod ik_memo;
 mod joint_planner;
 mod joints;
 mod model;
@@ -51,7 +52,8 @@ mod tests;
 
 pub use chain::{jacobian_from_frames, ArmKinematics, Jacobian, LinkFrames, Side, MAX_FRAMES};
 pub use collision::{
-    segment_distance, signed_distance, Capsule, Clearance, Obstacle, ObstacleSet, Obstacles,
+    point_segment_distance, segment_distance, signed_distance, Capsule, Clearance, Obstacle,
+    ObstacleSet, Obstacles, Sphere,
 };
 pub use description::{
     ArmFile, ArmsDescription, ArmsFile, ChainDescription, DescriptionError, FixedCapsule,

@@ -631,7 +631,13 @@ impl Robot {
             }
             let other = request.side.other();
             let other_arm = self.arm(other);
+            let bound = obj.shape.compute_bounding_sphere(&pose);
             for (j, c) in other_caps.iter().enumerate() {
+                // Only the threshold matters here: GJK only where the spheres allow contact.
+                let far = c.sphere_distance_lower_bound(bound.center, bound.radius);
+                if far >= options.min_self_clearance {
+                    continue;
+                }
                 let d = signed_distance(&pose, obj.shape.as_ref(), &Pose::IDENTITY, &c.to_parry());
                 if d < options.min_self_clearance {
                     return Err(Violation::SelfCollision {

@@ -4,7 +4,7 @@
 use glam::{Affine3A, Vec3};
 
 use super::chain::{ArmKinematics, Side};
-use super::collision::Capsule;
+use super::collision::{Capsule, Sphere};
 use super::description::{HandDescription, HeadDescription, RobotDescription};
 use super::joints::Joints;
 
@@ -109,9 +109,16 @@ impl Robot {
         let mut best: (f32, Option<(Part, Part)>) = (f32::INFINITY, None);
         // A pair whose bounding spheres are farther apart than the nearest pair so far
         // cannot be nearer: skipped without the exact distance (the same answer, faster).
-        // The parts are named once, at the end.
-        let mut consider = |p: &Capsule, q: &Capsule, parts: (Part, Part)| {
-            if p.distance_lower_bound(q) >= best.0 {
+        // Each sphere is found once; the parts are named once, at the end.
+        let spheres = |caps: &[Capsule]| caps.iter().map(Capsule::bounding_sphere).collect();
+        let spheres: [Vec<Sphere>; 2] = [spheres(left), spheres(right)];
+        let torso: Vec<Sphere> = self
+            .torso
+            .iter()
+            .map(|(_, t)| t.bounding_sphere())
+            .collect();
+        let mut consider = |(p, ps): (&Capsule, &Sphere), (q, qs): (&Capsule, &Sphere), parts| {
+            if ps.distance_lower_bound(qs) >= best.0 {
                 return;
             }
             let d = p.distance(q);
@@ -119,28 +126,28 @@ impl Robot {
                 best = (d, Some(parts));
             }
         };
-        for (side, caps) in [(Side::Left, left), (Side::Right, right)] {
+        for (s, (side, caps)) in [(Side::Left, left), (Side::Right, right)]
+            .into_iter()
+            .enumerate()
+        {
             let arm = self.arm(side);
+            let link = |i: usize| (&caps[i], &spheres[s][i]);
             for i in 0..caps.len() {
                 for j in i + 1..caps.len() {
                     if !arm.links_adjacent(i, j) {
-                        consider(
-                            &caps[i],
-                            &caps[j],
-                            (Part::Link(side, i), Part::Link(side, j)),
-                        );
+                        consider(link(i), link(j), (Part::Link(side, i), Part::Link(side, j)));
                     }
                 }
                 if arm.link_on_torso(i) {
                     continue;
                 }
-                for (k, (_, t)) in self.torso.iter().enumerate() {
-                    consider(&caps[i], t, (Part::Link(side, i), Part::Body(k)));
+                for (k, ((_, t), ts)) in self.torso.iter().zip(&torso).enumerate() {
+                    consider(link(i), (t, ts), (Part::Link(side, i), Part::Body(k)));
                 }
             }
         }
-        for (i, a) in left.iter().enumerate() {
-            for (j, b) in right.iter().enumerate() {
+        for (i, a) in left.iter().zip(&spheres[0]).enumerate() {
+            for (j, b) in right.iter().zip(&spheres[1]).enumerate() {
                 consider(
                     a,
                     b,

@@ -124,6 +124,44 @@ fn fk_ik_round_trip_on_random_reachable_poses() {
 }
 
 #[test]
+fn remembered_ik_answers_are_the_answers_of_a_fresh_solve() {
+    let r = robot();
+    let arm = r.arm(Side::Left);
+    let mut rng = Lcg::new(9);
+    let opts = IkOptions::default();
+    let single = IkOptions {
+        restarts: 0,
+        ..opts
+    };
+    let mut unreachable = 0;
+    for k in 0..40 {
+        // Reachable poses and positions far out of reach, both kept and both given again.
+        let reach = if k % 4 == 3 { 3.0 } else { 0.0 };
+        let target = IkTarget::Position(
+            Vec3::from(
+                arm.world_from_hand(&random_joints(arm, &mut rng))
+                    .translation,
+            ) + Vec3::X * reach,
+        );
+        let seed = random_joints(arm, &mut rng);
+        for o in [&opts, &single] {
+            let fresh = arm.solve_ik_afresh(&target, &seed, o);
+            unreachable += usize::from(fresh.is_err());
+            assert_eq!(arm.solve_ik(&target, &seed, o), fresh, "first, case {k}");
+            assert_eq!(arm.solve_ik(&target, &seed, o), fresh, "again, case {k}");
+        }
+        // Another seed is another question.
+        let other = Joints::from_fn(seed.len(), |i| seed[i] + 0.3);
+        let answer = arm.solve_ik(&target, &other, &single);
+        assert_eq!(answer, arm.solve_ik_afresh(&target, &other, &single));
+    }
+    assert!(
+        unreachable >= 20,
+        "{unreachable} unreachable answers compared"
+    );
+}
+
+#[test]
 fn jacobian_matches_finite_differences() {
     let r = robot();
     let arm = r.arm(Side::Left);
