@@ -339,6 +339,100 @@ fn malformed_urdfs_are_refused_naming_the_file_the_element_and_the_reason() {
     );
 }
 
+/// A binary STL of the box from `lo` to `hi` (its twelve triangles).
+fn box_stl(lo: [f32; 3], hi: [f32; 3]) -> Vec<u8> {
+    let corner = |k: usize| [0, 1, 2].map(|i| if k >> i & 1 == 1 { hi[i] } else { lo[i] });
+    // Two triangles per face; the order of corners does not matter for the bounds.
+    let faces = [
+        [0, 1, 3, 2],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 3, 7, 5],
+    ];
+    let mut bytes = vec![0u8; 80];
+    bytes.extend(12u32.to_le_bytes());
+    for f in faces {
+        for tri in [[f[0], f[1], f[2]], [f[0], f[2], f[3]]] {
+            bytes.extend([0u8; 12]);
+            for k in tri {
+                corner(k).iter().for_each(|v| bytes.extend(v.to_le_bytes()));
+            }
+            bytes.extend([0u8; 2]);
+        }
+    }
+    bytes
+}
+
+/// The left upper arm as a `package://` mesh the size of its cylinder: found because the
+/// URDF sits inside its package, or in the folder the description's `[packages]` names
+/// (first); a package found nowhere is refused, naming it and where to give it.
+#[test]
+fn package_meshes_are_found_and_a_missing_package_is_named() {
+    let root = std::env::temp_dir().join(format!("attentive-pkg-{}", std::process::id()));
+    let mesh_in = |folder: &str, half: f32| {
+        let dir = root.join(folder).join("meshes");
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let stl = box_stl([-half, -half, -0.205], [half, half, 0.205]);
+        std::fs::write(dir.join("upper_arm.stl"), stl).expect("write stl");
+    };
+    mesh_in("test_arm", 0.03);
+    mesh_in("vendor/arm_pkg", 0.04);
+    std::fs::create_dir_all(root.join("test_arm/urdf")).expect("temp dir");
+    let cylinder = "<cylinder radius=\"0.045\" length=\"0.41\"/>";
+    let shipped = shipped_urdf();
+    assert!(shipped.contains(cylinder));
+    let mesh = |package: &str| {
+        let mesh = format!("<mesh filename=\"package://{package}/meshes/upper_arm.stl\"/>");
+        shipped.replacen(cylinder, &mesh, 1)
+    };
+    let toml =
+        std::fs::read_to_string(robots_dir().join("jaco2_bimanual_urdf.toml")).expect("shipped");
+    let write = |urdf: &str, urdf_path: &str, extra: &str| {
+        std::fs::write(root.join(urdf_path), urdf).expect("write urdf");
+        let text = toml.replace("jaco2_bimanual.urdf", urdf_path) + extra;
+        let file = root.join(format!("r{}.toml", rand_suffix()));
+        std::fs::write(&file, text).expect("write toml");
+        RobotDescription::load(&file).map_err(|e| e.to_string())
+    };
+    let upper_arm = |d: &RobotDescription| {
+        let link = d.arms.left.links.iter().find(|l| l.name == "upper arm");
+        link.map(|l| (l.start.point, l.end.point, l.radius))
+    };
+    let (a0, b0, _) = upper_arm(&load("jaco2_bimanual_urdf")).expect("upper arm");
+    let named = "\n[packages]\ntest_arm = \"vendor/arm_pkg\"\n";
+    for (urdf_path, extra, half) in [
+        ("test_arm/urdf/arms.urdf", "", 0.03f32),
+        ("test_arm/urdf/arms.urdf", named, 0.04),
+    ] {
+        let d = write(&mesh("test_arm"), urdf_path, extra)
+            .unwrap_or_else(|e| panic!("{urdf_path} {extra}: {e}"));
+        let (a, b, r) = upper_arm(&d).expect("upper arm");
+        assert!(
+            a.distance(a0) < 1e-6 && b.distance(b0) < 1e-6,
+            "{a} {b} vs {a0} {b0}"
+        );
+        assert!(
+            (r - half.hypot(half)).abs() < 1e-6,
+            "radius {r} with {extra:?}"
+        );
+    }
+    let e = write(&mesh("ur_description"), "arms.urdf", "").expect_err("no such package");
+    assert!(e.contains("package 'ur_description' not found"), "{e}");
+    assert!(
+        e.contains("link 'left_upper_arm'") && e.contains("[packages]"),
+        "{e}"
+    );
+    let elsewhere = "\n[packages]\ntest_arm = \"elsewhere\"\n";
+    let e = write(&mesh("test_arm"), "arms.urdf", elsewhere).expect_err("no mesh there");
+    assert!(
+        e.contains("upper_arm.stl") && e.contains("No such file"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&root).unwrap_or_default();
+}
+
 /// The six-joint pair on the shipped scenes' UR5e variants: every object it reaches goes
 /// to both people or is refused in one sentence; most succeed.
 #[test]

@@ -2,6 +2,7 @@
 //! with serde, its arms resolved from DH rows or from a URDF, and validated so
 //! that kinematics code can trust it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use glam::{Affine3A, Vec3};
@@ -10,6 +11,7 @@ use thiserror::Error;
 
 use super::joints::{Joints, MAX_JOINTS};
 use super::model::{ArmModel, CapsuleEnd, JointModel, LinkCapsule};
+use super::packages::PackageFolders;
 use super::pose::pose_from_xyz_rpy_deg;
 use super::urdf;
 
@@ -90,6 +92,9 @@ pub struct RobotFile {
     /// Static collision geometry (with `urdf`, added to the URDF's own).
     #[serde(default)]
     pub torso: Option<TorsoDescription>,
+    /// Folders (relative to this file) of the packages the URDF's `package://` meshes name.
+    #[serde(default)]
+    pub packages: BTreeMap<String, String>,
 }
 
 /// The two arms as written.
@@ -342,7 +347,10 @@ impl RobotDescription {
             (None, Some(chain)) => Self::from_dh(&file, chain).map_err(invalid)?,
             (Some(urdf), None) => {
                 let dir = Path::new(origin).parent().unwrap_or(Path::new("."));
-                Self::from_urdf(&file, &dir.join(urdf))?
+                let named = file.packages.iter();
+                let named = named.map(|(name, folder)| (name.clone(), dir.join(folder)));
+                let packages = PackageFolders::from_env(named.collect());
+                Self::from_urdf(&file, &dir.join(urdf), packages)?
             }
         };
         description.validate().map_err(invalid)?;
@@ -398,8 +406,12 @@ impl RobotDescription {
     }
 
     /// Both arms, the torso and the head from a URDF.
-    fn from_urdf(file: &RobotFile, urdf_path: &Path) -> Result<Self, DescriptionError> {
-        let robot = urdf::UrdfFile::read(urdf_path)?;
+    fn from_urdf(
+        file: &RobotFile,
+        urdf_path: &Path,
+        packages: PackageFolders,
+    ) -> Result<Self, DescriptionError> {
+        let robot = urdf::UrdfFile::read(urdf_path, packages)?;
         let arm = |side: &str, arm: &ArmFile| -> Result<ArmModel, DescriptionError> {
             let named = |what: &str| DescriptionError::Invalid {
                 origin: robot.origin.clone(),

@@ -43,6 +43,7 @@ mod joint_planner;
 mod joints;
 mod model;
 mod motion;
+mod packages;
 mod pose;
 mod robot;
 mod urdf;
@@ -68,6 +69,7 @@ pub use motion::{
     AttachedObject, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
     Waypoint,
 };
+pub use packages::PackageFolders;
 pub use pose::{
     axis_error, frame_from_z_x, interpolate, min_jerk, pose_from_xyz_rpy_deg, quat_from_rpy_deg,
     rotation, rotation_error, translation, world_from_robot,

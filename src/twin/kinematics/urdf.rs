@@ -11,6 +11,7 @@ use urdf_rs::{Geometry, JointType};
 
 use super::description::{DescriptionError, FixedCapsule, HeadDescription};
 use super::model::{CapsuleEnd, JointModel, LinkCapsule};
+use super::packages::PackageFolders;
 
 /// Planning range of a continuous joint (rad): one and a half turns each way, as the
 /// DH descriptions give theirs.
@@ -21,6 +22,7 @@ pub struct UrdfFile {
     /// The file, for errors.
     pub origin: String,
     dir: std::path::PathBuf,
+    packages: PackageFolders,
     robot: urdf_rs::Robot,
     /// Joint index by child link.
     parent_joint: HashMap<String, usize>,
@@ -41,7 +43,7 @@ pub struct UrdfArm {
 impl UrdfFile {
     /// Reads and indexes a URDF; a missing link, a link with two parents, a loop or
     /// more than one root is refused naming it.
-    pub fn read(path: &Path) -> Result<Self, DescriptionError> {
+    pub fn read(path: &Path, packages: PackageFolders) -> Result<Self, DescriptionError> {
         let origin = path.display().to_string();
         let fail = |reason: String| DescriptionError::Urdf {
             origin: origin.clone(),
@@ -75,6 +77,7 @@ impl UrdfFile {
         }
         let file = Self {
             dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            packages,
             origin,
             robot,
             parent_joint,
@@ -386,16 +389,15 @@ impl UrdfFile {
         Ok(capsule)
     }
 
-    /// Axis-aligned bounds of an STL mesh (path relative to the URDF, or `file://`).
+    /// Axis-aligned bounds of an STL mesh (a path relative to the URDF, `file://` or
+    /// `package://`).
     fn mesh_bounds(&self, link: &str, filename: &str) -> Result<(Vec3, Vec3), DescriptionError> {
         let bad = |why: String| self.fail(format!("link '{link}' mesh '{filename}': {why}"));
-        if filename.starts_with("package://") {
-            return Err(bad(
-                "package:// paths cannot be resolved here; give the path relative to the URDF"
-                    .into(),
-            ));
-        }
-        let path = self.dir.join(filename.trim_start_matches("file://"));
+        let path = if filename.starts_with("package://") {
+            self.packages.resolve(filename, &self.dir).map_err(bad)?
+        } else {
+            self.dir.join(filename.trim_start_matches("file://"))
+        };
         if !filename.to_ascii_lowercase().ends_with(".stl") {
             return Err(bad(
                 "only STL meshes are read; give the link a box, cylinder or sphere".into(),
