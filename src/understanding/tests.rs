@@ -173,6 +173,19 @@ fn moves_and_pours() {
                 "Felix>the_robot: move the small cup to me",
                 "move_to object=small_cup recipient=Felix",
             ),
+            // The first words of a place ("next to", "close to") are no part of the thing.
+            (
+                "Felix>Daniel: put the small cup next to me please",
+                "move_to object=small_cup recipient=Felix",
+            ),
+            (
+                "Daniel>the_robot: set the milk down close to Felix",
+                "move_to object=milk_bottle recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: move the coffee pot closer to me",
+                "move_to object=coffee_pot recipient=Felix",
+            ),
             (
                 "Felix>the_robot: take the coffee pot away from me",
                 "move_away object=coffee_pot person=Felix",
