@@ -197,7 +197,22 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_hindering_reasons", args)])));
                 };
                 let hindrance = Hindrance::from_check(&check.result, receiver);
-                hindrance.hindered().then_some(Ok(hindrance))
+                if !hindrance.hindered() {
+                    return None;
+                }
+                // Offer help only where the robot can give it; else say why not, at once.
+                let args = json!({"object_name": object});
+                let Some(reach) = s.dialogue.find_with("check_reach_object_for_robot", &args)
+                else {
+                    return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
+                };
+                if Hindrance::from_robot_check(&reach.result).object.is_none() {
+                    let (why, result) = (hindrance.explanation(receiver), &reach.result);
+                    let reason = result.split_once(": ").map_or(result.as_str(), |(_, r)| r);
+                    let why = format!("{why}, and I cannot reach it either ({reason}).");
+                    return Some(Err(self.say(s, why)));
+                }
+                Some(Ok(hindrance))
             }
             _ => {
                 let args = json!({"object_name": object});
