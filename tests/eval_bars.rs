@@ -168,29 +168,17 @@ fn a_malformed_dialogue_is_rejected_with_file_turn_and_reason() {
 /// so at once (nothing moves), and still helps with what it reaches.
 #[test]
 fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
-    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "--json",
-            "eval",
-            "tests/dialogues/robot_cannot_either.toml",
-            "--brain",
-            "rules",
-        ])
-        .output()
-        .expect("run attentive eval");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let judged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|l| l["type"] == "judged")
-        .collect();
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/robot_cannot_either.toml");
+    let judged = runner().run_all(&run::scripts(&[script]).expect("script"), 1, 1);
     assert_eq!(judged.len(), 2);
     for j in &judged {
-        assert_eq!(j["category"], "success", "{j}");
+        assert_eq!(
+            j.verdict.category,
+            Category::Success,
+            "turn {}: {}",
+            j.turn,
+            j.verdict.why
+        );
     }
 }
