@@ -182,3 +182,18 @@ fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
         );
     }
 }
+
+/// "The glass" with two on the table, asked of the robot: it asks which one, in words
+/// ("the red glass or the blue glass"), not in ids.
+#[test]
+fn the_robot_asks_which_one_in_words() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/ambiguity.toml");
+    let judged = runner().run_all(&run::scripts(&[script]).expect("script"), 1, 1);
+    assert_eq!(judged.len(), 1);
+    assert_eq!(
+        judged[0].verdict.category,
+        Category::Success,
+        "{}",
+        judged[0].verdict.why
+    );
+}

@@ -200,15 +200,17 @@ fn judge_decision(events: &[Event], world: &World, expected: &Expectation<'_>) -
         Event::EpisodeEnd { reason, .. } => Some(reason.as_str()),
         _ => None,
     });
+    // An object's id and its natural name are the same word ("red_glass", "red glass").
+    let spoken = |t: &str| t.to_lowercase().replace('_', " ");
     let all_speech = speeches
         .iter()
-        .map(|(_, t)| t.to_lowercase())
+        .map(|(_, t)| spoken(t))
         .collect::<Vec<_>>()
         .join(" ");
     let missing_words: Vec<&String> = expected
         .speech
         .iter()
-        .filter(|w| !all_speech.contains(&w.to_lowercase()))
+        .filter(|w| !all_speech.contains(&spoken(w)))
         .collect();
 
     match expected.expect {
@@ -634,6 +636,34 @@ mod tests {
         assert_eq!(v.category, Category::Undesired);
         let v = judge(&[end("stop")], &world_after(None), &silent);
         assert_eq!(v.category, Category::Success);
+    }
+
+    #[test]
+    fn an_object_id_is_heard_in_its_natural_name() {
+        let words = vec!["red_glass".to_string()];
+        let answer = Expectation {
+            expect: Expect::Answer,
+            reason: None,
+            state: &[],
+            speech: &words,
+            forbidden: &[],
+            sender: "Felix",
+            receiver: "the_robot",
+            text: "Could you hand me the glass?",
+        };
+        for said in [
+            "Which one do you mean: the red glass or the blue glass?",
+            "red_glass?",
+        ] {
+            let v = judge(&[speech(said), end("stop")], &world_after(None), &answer);
+            assert_eq!(v.category, Category::Success, "{said}: {}", v.why);
+        }
+        let v = judge(
+            &[speech("The blue glass?"), end("stop")],
+            &world_after(None),
+            &answer,
+        );
+        assert_ne!(v.category, Category::Success);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::facts::{and_list, bare, listing, natural, or_list, Hindrance, Listed};
+use super::facts::{and_list, bare, listing, natural, naturals, or_list, Hindrance, Listed};
 use super::help::drinks;
 use super::{call, Calls, RulesBrain, Situation};
 use crate::understanding::{Act, ObjectMention};
@@ -505,9 +505,10 @@ impl RulesBrain {
         match mention.candidates.as_slice() {
             [] => Pick::Missing,
             [one] => Pick::One(one.clone()),
-            several => {
-                Pick::Done(self.say(s, format!("Which one do you mean: {}?", or_list(several))))
-            }
+            several => Pick::Done(self.say(
+                s,
+                format!("Which one do you mean: {}?", or_list(&naturals(several))),
+            )),
         }
     }
 

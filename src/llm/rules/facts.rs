@@ -129,6 +129,11 @@ pub fn natural(name: &str) -> String {
     format!("the {}", bare(name))
 }
 
+/// ["red_glass", "blue_glass"] -> ["the red glass", "the blue glass"].
+pub fn naturals(names: &[String]) -> Vec<String> {
+    names.iter().map(|n| natural(n)).collect()
+}
+
 /// "red_glass" -> "red glass".
 pub fn bare(name: &str) -> String {
     name.replace('_', " ")

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::facts::{and_list, listing, natural, or_list, Hindrance, Listed};
+use super::facts::{and_list, listing, natural, naturals, or_list, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::understanding::{Act, ObjectMention};
 
@@ -63,7 +63,10 @@ impl RulesBrain {
             [one] => one.clone(),
             // Between people the listener can ask which one; asked, the robot does.
             several if s.robot_addressed => {
-                return self.say(s, format!("Which one do you mean: {}?", or_list(several)))
+                return self.say(
+                    s,
+                    format!("Which one do you mean: {}?", or_list(&naturals(several))),
+                )
             }
             _ => return None,
         };
