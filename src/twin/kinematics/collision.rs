@@ -33,12 +33,6 @@ impl Capsule {
         segment_distance(self.a, self.b, other.a, other.b) - self.radius - other.radius
     }
 
-    /// A lower bound of the surface distance, from the bounding spheres (cheap).
-    pub fn distance_lower_bound(&self, other: &Capsule) -> f32 {
-        self.bounding_sphere()
-            .distance_lower_bound(&other.bounding_sphere())
-    }
-
     /// The smallest sphere about the segment's middle that holds the capsule.
     pub fn bounding_sphere(&self) -> Sphere {
         Sphere {
@@ -521,7 +515,8 @@ mod tests {
             let general = segment_distance(x, x, a, b);
             assert_eq!(point_segment_distance(x, a, b).to_bits(), general.to_bits());
             let (one, two) = (Capsule::new(a, b, 0.03), Capsule::new(c, d, 0.05));
-            assert!(one.distance_lower_bound(&two) <= one.distance(&two) + 1e-6);
+            let spheres = (one.bounding_sphere(), two.bounding_sphere());
+            assert!(spheres.0.distance_lower_bound(&spheres.1) <= one.distance(&two) + 1e-6);
             let s = two.bounding_sphere();
             assert!(two.a.distance(s.center) + two.radius <= s.radius + 1e-6);
             assert!(
