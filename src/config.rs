@@ -204,6 +204,8 @@ pub struct AgentSettings {
     /// the steps that would help) or `off` (the paper's protocol). Unset: by
     /// `llm.profile` (`facts`; `plan` for `small`).
     pub situation: Option<Situation>,
+    /// Put words of spoken turns right toward the table's vocabulary before reading them.
+    pub correct_hearing: bool,
 }
 
 /// `agent.situation`: what the agent tells the LLM up front about a turn.
@@ -237,6 +239,7 @@ impl Default for AgentSettings {
             max_identical_calls: 2,
             history_max_messages: 200,
             situation: None,
+            correct_hearing: true,
         }
     }
 }

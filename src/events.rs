@@ -34,6 +34,9 @@ pub enum Event {
         slots: Value,
         matched: String,
         heard: String,
+        /// Words of a spoken turn put right toward the table before reading.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        corrected: Vec<crate::understanding::hearing::Correction>,
     },
     /// The situation note the LLM read with a turn (`agent.situation = "facts"`):
     /// what was understood, and the twin's answers about it.

@@ -14,6 +14,7 @@ pub mod frontend;
 pub mod llm;
 pub mod memory;
 pub mod paths;
+pub mod phonetic;
 pub mod robot;
 pub mod twin;
 pub mod understanding;

@@ -112,7 +112,8 @@ impl Microphone {
     ) -> Result<Self, String> {
         let participants = participants_from_scene_file(scene_file, settings.array_offset)
             .map_err(|e| e.to_string())?;
-        let recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
+        let mut recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
+        recognizer.set_vocabulary(&table_things(scene_file));
         let (mut source, description): (Box<dyn AudioSource + Send>, String) = match source {
             MicSource::Device(name) => {
                 let device = CpalSource::open_array(
@@ -227,5 +228,22 @@ fn note_questions(
         });
     if let Err(error) = spawned {
         tracing::warn!("no question watcher: {error}");
+    }
+}
+
+/// The scene's things (objects, contents, kinds) for the recogniser's prompt;
+/// none when the scene does not load (the twin reports that itself).
+fn table_things(scene_file: &Path) -> Vec<String> {
+    use crate::twin::vocabulary::{table_words, WordRole};
+    match crate::twin::scene::load_file(scene_file) {
+        Ok(world) => table_words(&world)
+            .into_iter()
+            .filter(|w| w.role == WordRole::Thing)
+            .map(|w| w.word)
+            .collect(),
+        Err(e) => {
+            tracing::warn!("no table words for the recogniser: {e}");
+            Vec::new()
+        }
     }
 }

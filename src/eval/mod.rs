@@ -8,3 +8,4 @@ pub mod report;
 pub mod run;
 pub mod sample;
 pub mod script;
+pub mod spoken;

@@ -12,6 +12,7 @@ use serde_json::json;
 use super::cost::TurnCost;
 use super::judge::{judge, Category, Expectation, Verdict};
 use super::script::{apply_before, Before, Expect, ExpectedState, Script, ScriptError};
+use super::spoken::HeardTurn;
 use crate::agent::remembering::Remembering;
 use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character, Turn};
@@ -43,6 +44,8 @@ pub struct EpisodeTurn {
     pub forbidden: Vec<String>,
     /// A new session starts before this turn: empty history, the table reset, memory kept.
     pub new_session: bool,
+    /// In a spoken run, what the front end heard; the brain gets this instead of `turn`.
+    pub heard: Option<HeardTurn>,
 }
 
 /// A sequence of turns on one fresh world.
@@ -92,6 +95,8 @@ pub struct Judged {
     pub cost: TurnCost,
     /// A replay that diverged from its recording, or a recording that failed.
     pub tape_problem: Option<String>,
+    /// In a spoken run, what was heard.
+    pub heard: Option<HeardTurn>,
 }
 
 impl Judged {
@@ -112,6 +117,9 @@ impl Judged {
         }
         if let Some(problem) = &self.tape_problem {
             value["tape_problem"] = json!(problem);
+        }
+        if let Some(heard) = &self.heard {
+            value["heard"] = json!(heard);
         }
         value
     }
@@ -175,6 +183,7 @@ pub fn scripts(paths: &[PathBuf]) -> Result<Vec<Episode>, EvalError> {
                     speech: s.expect_speech,
                     forbidden: s.forbid_speech,
                     new_session: s.new_session,
+                    heard: None,
                 })
                 .collect(),
         });
@@ -256,6 +265,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                     speech: Vec::new(),
                     forbidden: Vec::new(),
                     new_session: false,
+                    heard: None,
                 }],
             });
         }
@@ -387,6 +397,7 @@ impl Runner<'_> {
             verdict: Verdict { category, why },
             cost: TurnCost::default(),
             tape_problem: None,
+            heard: e.heard.clone(),
         };
         // Words erased during the episode, to redact from its recording afterwards.
         let erased: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -469,7 +480,21 @@ impl Runner<'_> {
             }
             let mut events: Vec<Event> = Vec::new();
             let started = Instant::now();
-            let report = runtime.block_on(agent.handle_turn(&t.turn, &mut twin, &mut events));
+            let heard_turn = spoken_turn(t);
+            let llm_calls = match &heard_turn {
+                // Nothing was heard: the robot has nothing to react to.
+                Some(None) => 0,
+                Some(Some(turn)) => {
+                    runtime
+                        .block_on(agent.handle_turn(turn, &mut twin, &mut events))
+                        .llm_calls
+                }
+                None => {
+                    runtime
+                        .block_on(agent.handle_turn(&t.turn, &mut twin, &mut events))
+                        .llm_calls
+                }
+            };
             let measured = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             // A replay reports the recorded run's latency: that is the cost it stands for.
             let wall_us = match &tape {
@@ -510,13 +535,14 @@ impl Runner<'_> {
                 expect: t.expect,
                 verdict,
                 cost: TurnCost {
-                    llm_calls: report.llm_calls,
+                    llm_calls,
                     calls_with_usage: metering.replies_with_usage,
                     prompt_tokens: metering.prompt_tokens,
                     completion_tokens: metering.completion_tokens,
                     wall_us,
                 },
                 tape_problem,
+                heard: t.heard.clone(),
             });
         }
         // The recording is complete once the agent (and its backend) is gone.
@@ -540,6 +566,17 @@ impl Runner<'_> {
             _ => {}
         }
     }
+}
+
+/// The turn a spoken run gives the brain: `None` typed, `Some(None)` not heard.
+fn spoken_turn(t: &EpisodeTurn) -> Option<Option<Turn>> {
+    let heard = t.heard.as_ref()?;
+    Some(heard.heard.then(|| Turn {
+        speaker: heard.speaker.clone(),
+        listener: heard.listener.clone(),
+        text: heard.text.clone(),
+        speaker_by: Some("spoken".to_string()),
+    }))
 }
 
 /// A memory store of one episode, in a folder of its own that goes with it.

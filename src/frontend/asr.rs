@@ -55,6 +55,8 @@ pub struct Recognizer {
     ctx: WhisperContext,
     state: WhisperState,
     settings: AsrSettings,
+    /// The table's words for the prompt.
+    vocabulary: Vec<String>,
 }
 
 impl std::fmt::Debug for Recognizer {
@@ -102,7 +104,13 @@ impl Recognizer {
             ctx,
             state,
             settings: settings.clone(),
+            vocabulary: Vec::new(),
         })
+    }
+
+    /// The table's words (objects, contents, kinds) put into the prompt after the names.
+    pub fn set_vocabulary(&mut self, words: &[String]) {
+        self.vocabulary = words.to_vec();
     }
 
     /// Sets the decoder thread count.
@@ -128,7 +136,12 @@ impl Recognizer {
         let seconds = audio.len() as f32 / VAD_RATE as f32;
         // Whisper pads to 30 s and encodes 1500 positions; the utterance needs only its own.
         let audio_ctx = ((seconds * CTX_PER_SECOND).ceil() as i32 + CTX_MARGIN).min(1500);
-        let prompt = initial_prompt(names);
+        let things: &[String] = if self.settings.prompt_vocabulary {
+            &self.vocabulary
+        } else {
+            &[]
+        };
+        let prompt = initial_prompt(names, things);
 
         let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
         params.set_n_threads(self.settings.threads.max(1) as i32);
@@ -178,7 +191,7 @@ impl Recognizer {
                 }
             }
         }
-        let text = collapse_repeats(text.trim());
+        let text = collapse_phrase_loops(&collapse_repeats(text.trim()));
         let confidence = if probs.is_empty() {
             0.0
         } else {
@@ -255,6 +268,52 @@ pub fn collapse_repeats(text: &str) -> String {
     out.trim().to_string()
 }
 
+/// Removes a phrase whisper repeats within a sentence ("and hand it over and hand
+/// it over and hand it over ..."): a run of three or more words said twice in a
+/// row, or of one or two words said three times, is kept once. People repeat
+/// short words ("pass it, pass it") but not whole phrases back to back.
+pub fn collapse_phrase_loops(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let key = |w: &str| -> String {
+        w.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let keys: Vec<String> = words.iter().map(|w| key(w)).collect();
+    let mut kept: Vec<usize> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let repeated = (1..=8).rev().find_map(|n| {
+            let times = if n >= 3 { 2 } else { 3 };
+            let run = |k: usize| keys.get(i + k * n..i + (k + 1) * n);
+            let first = run(0)?;
+            if first.iter().all(String::is_empty) {
+                return None;
+            }
+            let mut count = 1;
+            while run(count) == Some(first) {
+                count += 1;
+            }
+            (count >= times).then_some((n, count))
+        });
+        match repeated {
+            Some((n, count)) => {
+                kept.extend(i..i + n);
+                i += n * count;
+            }
+            None => {
+                kept.push(i);
+                i += 1;
+            }
+        }
+    }
+    if kept.len() == words.len() {
+        return text.to_string();
+    }
+    kept.iter().map(|&k| words[k]).collect::<Vec<_>>().join(" ")
+}
+
 /// `[Music]`, `(wind blowing)`, `*cough*`: whisper's descriptions of sounds, not words.
 fn is_non_speech_annotation(text: &str) -> bool {
     let t = text.trim();
@@ -265,23 +324,55 @@ fn is_non_speech_annotation(text: &str) -> bool {
         || t.chars().all(|c| !c.is_alphanumeric() || c == '♪')
 }
 
-/// The initial prompt: a short sentence with the names, as whisper expects prior text.
-fn initial_prompt(names: &[String]) -> Option<String> {
-    let names: Vec<String> = names
-        .iter()
-        .map(|n| n.replace(['\0', '_'], " ").trim().to_string())
-        .filter(|n| !n.is_empty())
-        .collect();
-    if names.is_empty() {
-        None
-    } else {
-        Some(format!("{} are talking at the table.", names.join(", ")))
+/// The initial prompt: a short sentence with the names and the table's things,
+/// as whisper expects prior text (it then spells them as written here).
+fn initial_prompt(names: &[String], things: &[String]) -> Option<String> {
+    let clean = |words: &[String]| -> Vec<String> {
+        words
+            .iter()
+            .map(|n| n.replace(['\0', '_'], " ").trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    let (names, things) = (clean(names), clean(things));
+    let mut prompt = String::new();
+    if !names.is_empty() {
+        prompt = format!("{} are talking at the table.", names.join(", "));
     }
+    if !things.is_empty() {
+        let list = things[..things.len().min(MAX_PROMPT_THINGS)].join(", ");
+        prompt = format!("{prompt} On the table: {list}.").trim().to_string();
+    }
+    (!prompt.is_empty()).then_some(prompt)
 }
+
+/// Most table words in the prompt: whisper keeps the last 224 prompt tokens.
+const MAX_PROMPT_THINGS: usize = 40;
 
 #[cfg(test)]
 mod tests {
     use super::collapse_repeats;
+
+    #[test]
+    fn phrase_loops_are_cut_to_one_phrase() {
+        use super::collapse_phrase_loops as c;
+        assert_eq!(
+            c("and hand it over and hand it over and hand it over and hand it"),
+            "and hand it over and hand it"
+        );
+        assert_eq!(
+            c("And the coffee pot and the coffee pot and the coffee pot"),
+            "And the coffee pot"
+        );
+        assert_eq!(
+            c("is there any sugar, is there any sugar,"),
+            "is there any sugar,"
+        );
+        assert_eq!(c("pass it, pass it, please"), "pass it, pass it, please");
+        assert_eq!(c("no no no no"), "no");
+        assert_eq!(c("the red glass"), "the red glass");
+        assert_eq!(c(""), "");
+    }
 
     #[test]
     fn loops_are_cut_to_one_sentence() {

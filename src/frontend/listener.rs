@@ -73,6 +73,75 @@ pub fn vocative<'a>(
         })
 }
 
+/// Sound similarity a misheard name at the start must reach ("then you'll," for Daniel).
+const VOCATIVE_SIMILARITY: f32 = 0.7;
+/// The same without a comma after it: the words must sound nearly the same.
+const UNMARKED_VOCATIVE_SIMILARITY: f32 = 0.8;
+
+/// The text with a misheard name at its start put right: one or two words
+/// before the first comma, after fillers, that sound like someone's name
+/// ("then you'll, could you ..." → "Daniel, could you ..."). `None` when the
+/// start names nobody or already names them as written.
+pub fn restore_vocative(text: &str, participants: &Participants) -> Option<String> {
+    let (head, rest, needed) = match text.split_once(',') {
+        Some((head, rest)) if head.split_whitespace().count() <= 3 => {
+            (head, format!(",{rest}"), VOCATIVE_SIMILARITY)
+        }
+        // No comma: the first word or two, and only when they sound just like a name.
+        _ => return restore_unmarked_vocative(text, participants),
+    };
+    restore_span(head, &rest, needed, participants)
+}
+
+/// A name at the start that the recogniser wrote without a comma ("then you'll can you ...").
+fn restore_unmarked_vocative(text: &str, participants: &Participants) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    [2, 1].into_iter().find_map(|n| {
+        let rest = words.get(n..).filter(|r| !r.is_empty())?.join(" ");
+        let head = words[..n].join(" ");
+        restore_span(
+            &head,
+            &format!(", {rest}"),
+            UNMARKED_VOCATIVE_SIMILARITY,
+            participants,
+        )
+    })
+}
+
+/// `head` (fillers and one or two words) with the words put right when they
+/// sound like someone's name at least `needed`; `rest` follows unchanged.
+fn restore_span(
+    head: &str,
+    rest: &str,
+    needed: f32,
+    participants: &Participants,
+) -> Option<String> {
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let start = words
+        .iter()
+        .take_while(|w| FILLERS.contains(&normalise(w).concat().as_str()))
+        .count();
+    let span = &words[start..];
+    if span.is_empty() || span.len() > 2 {
+        return None;
+    }
+    let heard = span.join(" ");
+    let (person, similarity) = participants
+        .everyone()
+        .flat_map(|p| spoken_forms(p).into_iter().map(move |form| (p, form)))
+        .map(|(p, form)| (p, crate::phonetic::similarity(&heard, &form.join(" "))))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let already = spoken_forms(person).iter().any(|f| normalise(&heard) == *f);
+    if already || similarity < needed {
+        return None;
+    }
+    let fillers = words[..start].join(" ");
+    let name = person.name.replace('_', " ");
+    let name = name.strip_prefix("the ").unwrap_or(&name);
+    let gap = if fillers.is_empty() { "" } else { " " };
+    Some(format!("{fillers}{gap}{name}{rest}"))
+}
+
 /// The participant nearest the speaker's head direction within `cone_deg`.
 pub fn gaze_target<'a>(
     speaker: &Participant,
@@ -111,4 +180,61 @@ pub fn resolve_listener(
         }
     }
     (ALL.to_string(), ListenerReason::Nobody)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::participants::{facing_from_yaw, Participant};
+    use glam::Vec3;
+
+    fn table() -> Participants {
+        let person = |name: &str, y: f32, yaw: f32| Participant {
+            name: name.into(),
+            head: Vec3::new(0.0, y, 1.2),
+            facing: facing_from_yaw(yaw),
+        };
+        Participants {
+            people: vec![person("Felix", 0.7, -90.0), person("Daniel", -0.7, 90.0)],
+            robot: person("the_robot", 0.0, 0.0),
+            microphone_array_origin: Vec3::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_misheard_name_at_the_start_is_put_right() {
+        let t = table();
+        assert_eq!(
+            restore_vocative("Then you'll, could you pass me the cola?", &t).as_deref(),
+            Some("Daniel, could you pass me the cola?")
+        );
+        assert_eq!(
+            restore_vocative("hey Phelix, the milk please", &t).as_deref(),
+            Some("hey Felix, the milk please")
+        );
+        assert_eq!(
+            restore_vocative("Robert, what is there to drink?", &t).as_deref(),
+            Some("robot, what is there to drink?")
+        );
+        assert_eq!(
+            restore_vocative("Then you'll can you get me the coffee pot.", &t).as_deref(),
+            Some("Daniel, can you get me the coffee pot.")
+        );
+    }
+
+    #[test]
+    fn names_as_written_and_other_openings_are_left_alone() {
+        let t = table();
+        for text in [
+            "Daniel, could you pass me the cola?",
+            "Well, I think so",
+            "No, thanks",
+            "Could you pass me the cola?",
+            "Yes, please, the cola",
+            "Then you can pass it to me",
+            "Fill the glass, please",
+        ] {
+            assert_eq!(restore_vocative(text, &t), None, "{text}");
+        }
+    }
 }

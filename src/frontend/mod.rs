@@ -85,6 +85,24 @@ pub trait Transcriber {
         samples: &[f32],
         names: &[String],
     ) -> Result<Transcript, FrontendError>;
+
+    /// Words of the table (objects, contents, kinds) to bias recognition toward.
+    fn set_vocabulary(&mut self, _words: &[String]) {}
+}
+
+/// A borrowed transcriber: one loaded model serves many front ends in turn.
+impl<T: Transcriber + ?Sized> Transcriber for &mut T {
+    fn transcribe(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Transcript, FrontendError> {
+        (**self).transcribe(samples, names)
+    }
+
+    fn set_vocabulary(&mut self, words: &[String]) {
+        (**self).set_vocabulary(words);
+    }
 }
 
 impl Transcriber for Recognizer {
@@ -94,6 +112,10 @@ impl Transcriber for Recognizer {
         names: &[String],
     ) -> Result<Transcript, FrontendError> {
         Recognizer::transcribe(self, samples, names)
+    }
+
+    fn set_vocabulary(&mut self, words: &[String]) {
+        Recognizer::set_vocabulary(self, words);
     }
 }
 
@@ -262,6 +284,11 @@ impl<T: Transcriber> FrontEnd<T> {
     /// Replaces the people (the twin moved them).
     pub fn set_participants(&mut self, participants: Participants) {
         self.participants = participants;
+    }
+
+    /// The table's words (objects, contents, kinds) the recogniser is biased toward.
+    pub fn set_vocabulary(&mut self, words: &[String]) {
+        self.transcriber.set_vocabulary(words);
     }
 
     /// Reads `source` to its end, calling `on_turn` for every turn.
@@ -468,9 +495,20 @@ impl<T: Transcriber> FrontEnd<T> {
             tracing::info!(start_s = u.start_s, text = %transcript.text, "utterance rejected: {why}");
             return Ok(None);
         }
+        // A name misheard at the start decides the listener: put it right first.
+        let restored = self
+            .settings
+            .asr
+            .restore_vocative
+            .then(|| listener::restore_vocative(&transcript.text, &self.participants))
+            .flatten();
+        if let Some(text) = &restored {
+            tracing::info!(heard = %transcript.text, as_ = %text, "a misheard name at the start put right");
+        }
+        let text = restored.clone().unwrap_or_else(|| transcript.text.clone());
         let window = std::time::Duration::from_secs_f32(self.settings.answer_window_s.max(0.0));
         let who = attribute(
-            &transcript.text,
+            &text,
             &self.participants,
             &Clues {
                 doa,
@@ -493,7 +531,8 @@ impl<T: Transcriber> FrontEnd<T> {
             audio_ctx = transcript.audio_ctx,
             "recognised"
         );
-        let mut turn = Turn::new(who.speaker, who.listener, transcript.text);
+        let mut turn = Turn::new(who.speaker, who.listener, text);
+        turn.heard = restored.map(|_| transcript.text.clone());
         turn.speaker_by = who.speaker_by;
         turn.start_s = u.start_s;
         turn.end_s = u.end_s;

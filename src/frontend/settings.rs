@@ -68,6 +68,10 @@ pub struct AsrSettings {
     pub min_confidence: f32,
     /// Give the participants' names as the initial prompt.
     pub prompt_names: bool,
+    /// Give the table's things (objects, contents, kinds) in the initial prompt too.
+    pub prompt_vocabulary: bool,
+    /// Put a name misheard at the start of an utterance right ("then you'll," → Daniel).
+    pub restore_vocative: bool,
 }
 
 impl Default for AudioSettings {
@@ -109,6 +113,8 @@ impl Default for AsrSettings {
             no_speech_threshold: 0.6,
             min_confidence: 0.35,
             prompt_names: true,
+            prompt_vocabulary: true,
+            restore_vocative: true,
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct Turn {
     pub doa_deg: Option<f32>,
     /// Recogniser confidence: mean token probability, 0..1.
     pub confidence: f32,
+    /// The recogniser's own text, when a misheard name in it was put right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heard: Option<String>,
 }
 
 impl Turn {
@@ -39,6 +42,7 @@ impl Turn {
             end_s: 0.0,
             doa_deg: None,
             confidence: 0.0,
+            heard: None,
         }
     }
 }

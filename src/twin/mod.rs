@@ -11,6 +11,7 @@ pub mod layouts;
 pub mod planner_bench;
 pub mod robot_reach;
 pub mod scene;
+pub mod vocabulary;
 pub mod world;
 
 pub use world::{Hand, ObjectId, PersonId, World};

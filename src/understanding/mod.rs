@@ -4,6 +4,7 @@
 //! (vocabulary, grounding) and nothing above it.
 
 pub mod grammar;
+pub mod hearing;
 pub mod lexicon;
 pub mod memory;
 pub mod normalize;

@@ -25,6 +25,7 @@ use crate::events::Event;
 use crate::llm::{ChatBackend, ChatMessage, ChatRequest, ToolCall, ToolSchema};
 use crate::twin::actions::{self, Executor, SimulationExecutor};
 use crate::twin::Twin;
+use crate::understanding::hearing::Correction;
 use crate::understanding::{Understanding, Utterance};
 
 /// Where events go: the terminal, a JSON log, or a test's vector.
@@ -285,6 +286,37 @@ impl Agent {
     }
 
     /// The reading of `turn`, the dialogue so far giving "it" its meaning.
+    /// A spoken turn with words the recogniser nearly got right put right
+    /// toward the table (typed turns are taken as written).
+    fn corrected(&self, turn: &Turn, twin: &Twin) -> Option<(Turn, Vec<Correction>)> {
+        let stage = self.understanding.as_ref()?;
+        turn.speaker_by.as_ref()?;
+        if !self.settings.correct_hearing {
+            return None;
+        }
+        let earlier = self.earlier_turns();
+        let earlier: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
+        let corrected = stage.correct_hearing(&twin.world, &earlier, &turn.utterance());
+        if corrected.corrections.is_empty() {
+            return None;
+        }
+        let turn = Turn {
+            text: corrected.text,
+            ..turn.clone()
+        };
+        Some((turn, corrected.corrections))
+    }
+
+    fn earlier_turns(&self) -> Vec<Turn> {
+        self.history
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::User { content } => Turn::parse_message(content).ok(),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn understand(&self, turn: &Turn, twin: &Twin) -> Option<crate::understanding::Reading> {
         let stage = self.understanding.as_ref()?;
         let earlier: Vec<Turn> = self
@@ -338,7 +370,12 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnReport {
         let turn_start = self.history.len();
-        let mut state = self.open_turn(turn, twin, events);
+        let corrected = self.corrected(turn, twin);
+        let (turn, corrections) = match &corrected {
+            Some((turn, corrections)) => (turn, corrections.as_slice()),
+            None => (turn, &[][..]),
+        };
+        let mut state = self.open_turn(turn, corrections, twin, events);
         let backend = Arc::clone(&self.backend);
         let deadline =
             Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
@@ -387,6 +424,7 @@ impl Agent {
     fn open_turn(
         &mut self,
         turn: &Turn,
+        corrections: &[Correction],
         twin: &mut Twin,
         events: &mut (dyn EventSink + Send),
     ) -> TurnState {
@@ -397,6 +435,7 @@ impl Agent {
                 slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
                 matched: reading.matched.clone(),
                 heard: reading.heard.clone(),
+                corrected: corrections.to_vec(),
             });
         }
         let mut content = self.turn_message(turn, twin);

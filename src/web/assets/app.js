@@ -427,6 +427,14 @@ function show(event) {
       heard.className = "heard";
       heard.textContent = `heard "${event.heard || ""}"`;
       box.append(summary, matched, heard);
+      if (Array.isArray(event.corrected) && event.corrected.length) {
+        // Words the recogniser nearly got right, put right toward the table.
+        const fixed = document.createElement("div");
+        fixed.className = "corrected";
+        fixed.textContent = "heard as: " + event.corrected.map((c) => `"${c.heard}" → ${c.as}`).join(", ");
+        box.append(fixed);
+        summary.textContent += ` (heard "${event.corrected.map((c) => c.heard).join('", "')}")`;
+      }
       const li = document.createElement("li");
       li.dataset.type = "understood";
       li.dataset.act = event.act;

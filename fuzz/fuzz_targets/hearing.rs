@@ -1,0 +1,56 @@
+//! Arbitrary transcripts on arbitrary tables through the correction of what
+//! was heard (and the misheard-name repair of the front end): no panic, no
+//! hang, and never a correction toward a word the table lacks. Run:
+//! `RUSTC_BOOTSTRAP=1 cargo fuzz run hearing -- -runs=200000` (repository root).
+#![no_main]
+
+use std::sync::OnceLock;
+
+use attentive::frontend::listener::restore_vocative;
+use attentive::twin::kinds::KindCatalog;
+use attentive::twin::vocabulary::table_words;
+use attentive::twin::{scene, World};
+use attentive::understanding::{Understanding, Utterance};
+use libfuzzer_sys::fuzz_target;
+
+fn setup() -> &'static (Vec<World>, KindCatalog, Understanding) {
+    static SETUP: OnceLock<(Vec<World>, KindCatalog, Understanding)> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let worlds = ["softdrinks", "coffee", "dinner"]
+            .iter()
+            .map(|s| scene::load(s).expect("the shipped scenes load"))
+            .collect();
+        let kinds = KindCatalog::load_shipped().expect("the shipped kinds load");
+        let stage = Understanding::shipped().expect("the shipped sentences load");
+        (worlds, kinds, stage)
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (worlds, kinds, stage) = setup();
+    // "scene TOML \0 transcript" tries the scene; otherwise a shipped table.
+    let (scene_text, transcript) = text.split_once('\0').unwrap_or(("", text));
+    let custom = scene::from_toml_str(scene_text, kinds).ok();
+    let world = custom
+        .as_ref()
+        .unwrap_or(&worlds[data.first().map_or(0, |b| *b as usize) % worlds.len()]);
+    let participants = attentive::eval::spoken::hear::participants_of(world, [0.0, 0.0, 1.3]);
+    let _ = restore_vocative(transcript, &participants);
+    let utterance = Utterance {
+        speaker: "Felix",
+        listener: "the_robot",
+        text: transcript,
+    };
+    let corrected = stage.correct_hearing(world, &[], &utterance);
+    let vocabulary = table_words(world);
+    for c in &corrected.corrections {
+        let to = c.read_as.to_lowercase();
+        assert!(
+            vocabulary.iter().any(|w| w.word == to),
+            "corrected toward {to:?}, which the table lacks"
+        );
+    }
+});

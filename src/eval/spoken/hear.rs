@@ -1,0 +1,287 @@
+//! Hearing the episodes: each turn spoken, placed in the room, and passed
+//! through the real front end; the result replaces the typed turn.
+
+use glam::Vec3;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::score::{names_heard, score_words, word_errors, HearingScore};
+use super::{AudioCache, SpokenError, SpokenOptions, VoiceCast};
+use crate::eval::run::{Episode, EpisodeTurn};
+use crate::frontend::participants::{facing_from_yaw, Participant, DEFAULT_EYE_HEIGHT};
+use crate::frontend::{listener, FrontEnd, Participants, Recognizer, WavSource, VAD_RATE};
+use crate::twin::vocabulary::{table_words, WordRole};
+use crate::twin::World;
+
+/// Silence before the speech (the VAD ignores its first ~0.3 s while it settles).
+const LEAD_S: f32 = 0.8;
+/// Silence after it: more than the end-of-turn silence.
+const TAIL_S: f32 = 1.0;
+
+/// What the front end made of one spoken turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HeardTurn {
+    /// Whether any turn came out of the audio.
+    pub heard: bool,
+    /// The recogniser's text (utterances joined), empty when not heard.
+    pub text: String,
+    /// The speaker: the script's, or the attribution's with `--one-mic`.
+    pub speaker: String,
+    /// The listener: from the heard vocative, else the script's (standing in for gaze).
+    pub listener: String,
+    /// Utterances the VAD found.
+    pub utterances: usize,
+    /// Lowest recogniser confidence of its utterances.
+    pub confidence: f32,
+    /// End of speech to turn (recognition), the slowest utterance, ms.
+    pub turn_ms: f64,
+    /// The figures against the script.
+    pub score: HearingScore,
+}
+
+/// Every turn of `episodes` spoken and heard, on `jobs` threads; `done` is told
+/// after each episode. The episodes come back with [`EpisodeTurn::heard`] set.
+pub fn hear_episodes(
+    episodes: &[Episode],
+    options: &SpokenOptions,
+    jobs: usize,
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<Episode>, SpokenError> {
+    let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings)?;
+    let cache = AudioCache::new(options.cache.clone());
+    // What a second person says under the speaker: other turns of the run.
+    let talk: Vec<String> = episodes
+        .iter()
+        .flat_map(|e| e.turns.iter().map(|t| t.turn.text.clone()))
+        .collect();
+    // Fail once, clearly, before any work: the model and the voice.
+    Recognizer::new(&options.audio.asr)?;
+    let ctx = Hearing {
+        cast: &cast,
+        cache: &cache,
+        options,
+        talk: &talk,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| SpokenError::Setup(format!("cannot start threads: {e}")))?;
+    pool.install(|| {
+        episodes
+            .par_iter()
+            .map_init(
+                || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    (Recognizer::new(&options.audio.asr), runtime)
+                },
+                |(recognizer, runtime), episode| {
+                    let recognizer = recognizer
+                        .as_mut()
+                        .map_err(|e| SpokenError::Setup(e.to_string()))?;
+                    let runtime = runtime
+                        .as_ref()
+                        .map_err(|e| SpokenError::Setup(e.to_string()))?;
+                    let heard = ctx.episode(episode, recognizer, runtime);
+                    done();
+                    heard
+                },
+            )
+            .collect()
+    })
+}
+
+struct Hearing<'a> {
+    cast: &'a VoiceCast,
+    cache: &'a AudioCache,
+    options: &'a SpokenOptions,
+    talk: &'a [String],
+}
+
+impl Hearing<'_> {
+    fn episode(
+        &self,
+        episode: &Episode,
+        recognizer: &mut Recognizer,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Episode, SpokenError> {
+        let participants = participants_of(&episode.world, self.options.audio.array_offset);
+        let vocabulary = table_words(&episode.world);
+        let things: Vec<String> = vocabulary
+            .iter()
+            .filter(|w| w.role == WordRole::Thing)
+            .map(|w| w.word.clone())
+            .collect();
+        let mut out = episode.clone();
+        for (index, turn) in out.turns.iter_mut().enumerate() {
+            let seed =
+                self.options.seed ^ super::cache::fnv1a(&format!("{}#{index}", episode.label));
+            let audio = self.audio(&episode.world, turn, seed, runtime)?;
+            let mut heard = self.recognise(audio, turn, &participants, &things, recognizer)?;
+            heard.score = score(turn, &heard, &participants, &vocabulary);
+            turn.heard = Some(heard);
+        }
+        Ok(out)
+    }
+
+    /// The turn's words in the speaker's voice, in the room.
+    fn audio(
+        &self,
+        world: &World,
+        turn: &EpisodeTurn,
+        seed: u64,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Vec<f32>, SpokenError> {
+        let people = world.persons();
+        let index = people
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(&turn.turn.speaker))
+            .unwrap_or(people.len() + 1);
+        let voice = self.cast.voice(index);
+        let text = &turn.turn.text;
+        let clean_key = format!("clean|{}|{text}", voice.describe);
+        let speech = self
+            .cache
+            .get_or_make(&clean_key, || voice.speak(runtime, text))?;
+        let room = self.options.room;
+        let talker = match room.talker_db {
+            Some(_) if !self.talk.is_empty() => {
+                // Someone else at the table, saying another line of the run.
+                let pick = &self.talk[(seed as usize) % self.talk.len()];
+                let pick = if pick == text {
+                    &self.talk[(seed as usize + 1) % self.talk.len()]
+                } else {
+                    pick
+                };
+                let other = self.cast.voice(people.len());
+                let key = format!("clean|{}|{pick}", other.describe);
+                Some((
+                    key.clone(),
+                    self.cache
+                        .get_or_make(&key, || other.speak(runtime, pick))?,
+                ))
+            }
+            _ => None,
+        };
+        let talker_key = talker.as_ref().map_or("", |(k, _)| k.as_str());
+        let key = format!("room|{room}|{seed}|{clean_key}|{talker_key}");
+        self.cache.get_or_make(&key, || {
+            let mut padded = vec![0.0; (LEAD_S * VAD_RATE as f32) as usize];
+            padded.extend_from_slice(&speech);
+            padded.extend(std::iter::repeat_n(
+                0.0,
+                (TAIL_S * VAD_RATE as f32) as usize,
+            ));
+            Ok(room.render(
+                &padded,
+                talker.as_ref().map(|(_, a)| a.as_slice()),
+                VAD_RATE,
+                seed,
+            ))
+        })
+    }
+
+    /// The audio through the front end: VAD, whisper, attribution.
+    fn recognise(
+        &self,
+        audio: Vec<f32>,
+        turn: &EpisodeTurn,
+        participants: &Participants,
+        things: &[String],
+        recognizer: &mut Recognizer,
+    ) -> Result<HeardTurn, SpokenError> {
+        let script = &turn.turn;
+        let mut settings = self.options.audio.clone();
+        if !self.options.one_mic {
+            settings.fallback_speaker = Some(script.speaker.clone());
+        }
+        let mut frontend = FrontEnd::new(settings, participants.clone(), recognizer);
+        frontend.set_vocabulary(things);
+        let mut source = WavSource::from_samples(audio, VAD_RATE, 1);
+        let mut turns = Vec::new();
+        let stats = frontend.run(&mut source, |t| turns.push(t.clone()))?;
+        let text = turns
+            .iter()
+            .map(|t| t.text.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let speaker = match turns.first() {
+            Some(t) if self.options.one_mic => t.speaker.clone(),
+            _ => script.speaker.clone(),
+        };
+        let scripted_vocative =
+            listener::vocative(&script.text, &script.speaker, participants).is_some();
+        // A named listener must be heard; otherwise the script's listener stands
+        // for what head poses tell at a real table (audio carries no gaze).
+        let listener = match listener::vocative(&text, &speaker, participants) {
+            Some(p) => p.name.clone(),
+            None if scripted_vocative => turns
+                .first()
+                .map_or_else(|| listener::ALL.to_string(), |t| t.listener.clone()),
+            None => script.listener.clone(),
+        };
+        Ok(HeardTurn {
+            heard: !turns.is_empty(),
+            text,
+            speaker,
+            listener,
+            utterances: turns.len(),
+            confidence: turns.iter().map(|t| t.confidence).fold(1.0, f32::min),
+            turn_ms: stats.max_turn_latency.as_secs_f64() * 1000.0,
+            score: HearingScore::default(),
+        })
+    }
+}
+
+fn score(
+    turn: &EpisodeTurn,
+    heard: &HeardTurn,
+    participants: &Participants,
+    vocabulary: &[crate::twin::vocabulary::TableWord],
+) -> HearingScore {
+    let script = &turn.turn;
+    let reference = score_words(&script.text);
+    let hypothesis = score_words(&heard.text);
+    let (names, names_heard) = names_heard(&reference, &hypothesis, vocabulary);
+    HearingScore {
+        words: reference.len(),
+        word_errors: word_errors(&reference, &hypothesis),
+        names,
+        names_heard,
+        vocative: listener::vocative(&script.text, &script.speaker, participants).is_some(),
+        listener_right: heard.listener.eq_ignore_ascii_case(&script.listener),
+        not_heard: !heard.heard,
+    }
+}
+
+/// The people of a world as the front end sees them (heads and facing directions).
+pub fn participants_of(world: &World, array_offset: [f32; 3]) -> Participants {
+    let robot_at = world.robot.position;
+    let people = world
+        .persons()
+        .iter()
+        .map(|p| Participant {
+            name: p.name.clone(),
+            head: Vec3::new(
+                p.position.x,
+                p.position.y,
+                p.body.eye_height.max(DEFAULT_EYE_HEIGHT * 0.5),
+            ),
+            facing: facing_from_yaw(p.yaw.to_degrees()),
+        })
+        .collect();
+    Participants {
+        people,
+        robot: Participant {
+            name: world.robot.name.clone(),
+            head: Vec3::new(
+                robot_at.x,
+                robot_at.y,
+                crate::frontend::participants::ROBOT_HEAD_HEIGHT,
+            ),
+            facing: facing_from_yaw(world.robot.yaw.to_degrees()),
+        },
+        microphone_array_origin: Vec3::new(robot_at.x, robot_at.y, 0.0) + Vec3::from(array_offset),
+    }
+}
