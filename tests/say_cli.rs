@@ -20,6 +20,9 @@ fn say_wav_writes_what_espeak_ng_says() {
         dir.path(),
         &[text, "--wav", wav.to_str().expect("utf-8 path")],
     )
+    // Compared sample for sample with espeak-ng below; the default (`auto`) would
+    // speak with Piper where it is installed.
+    .env("ATTENTIVE_VOICE__ENGINE", "espeak-ng")
     .output()
     .expect("attentive say");
     assert!(

