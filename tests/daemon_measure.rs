@@ -6,8 +6,10 @@
 //!
 //! Prints: end of speech -> listening cue and -> turn (front end on a WAV played
 //! in real time through the real VAD and whisper); turn accepted -> first
-//! `speech` event with the rules brain; idle CPU of a listening daemon over
-//! 60 s; resident memory.
+//! `speech` event with the rules brain; end of a person's speech -> the robot's
+//! first sample handed to the output device, through the whole daemon (WAV
+//! microphone, rules brain, Piper and espeak-ng on a private PulseAudio); idle
+//! CPU of a listening daemon over 60 s; resident memory.
 
 mod speech_support;
 mod support;
@@ -20,6 +22,7 @@ use attentive::frontend::{FrontEnd, Heard, Listening, Recognizer};
 use serde_json::json;
 use speech_support::{espeak, model_path, speech_bounds};
 use support::daemon::{of_type, Daemon};
+use support::pulse;
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -187,4 +190,220 @@ async fn measure_idle_cpu_of_a_listening_daemon() {
         100.0 * used / wall,
         daemon.rss_kib() / 1024
     );
+}
+
+/// Requests to the robot on the softdrinks scene, each answered by the rules
+/// brain with one spoken sentence (and a hand-over for the "hand me" ones).
+const REQUESTS: [&str; 5] = [
+    "Robot, what do we have to drink?",
+    "Robot, please hand me the red glass.",
+    "Robot, can you pass me the cola?",
+    "Robot, please give me the blue glass.",
+    "Robot, what do we have to drink?",
+];
+
+/// The value of `key=` in a tracing line (fields are `key=value`, space separated).
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let at = line.find(&format!(" {key}="))? + key.len() + 2;
+    line[at..].split_whitespace().next()
+}
+
+/// A tracing line without its colour codes.
+fn plain(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ ... letter
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn summary(name: &str, values: &mut [f64]) -> String {
+    if values.is_empty() {
+        return format!("{name}: none");
+    }
+    values.sort_by(f64::total_cmp);
+    format!(
+        "{name}: median {:.0} ms, p95 {:.0} ms, min {:.0} ms, max {:.0} ms (n = {})",
+        pct(values, 0.5),
+        pct(values, 0.95),
+        values[0],
+        values[values.len() - 1],
+        values.len()
+    )
+}
+
+/// One daemon with the rules brain, a WAV of `rounds` spoken requests as its
+/// microphone and `engine` as its voice on a private PulseAudio; prints the
+/// figures from the end of each request's speech (known from the WAV).
+async fn measure_spoken_requests(engine: &str, rounds: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    const RATE: f64 = 16_000.0;
+    // Room for the daemon to start (and a voice to warm up), then each request
+    // and time enough for the answer to be said before the next one.
+    let (lead_s, gap_s) = (4.0, 7.0);
+    let mut audio = vec![0.0f32; (lead_s * RATE) as usize];
+    let mut requests = Vec::new(); // (start of speech, end of speech), s in the file
+    for text in REQUESTS.iter().cycle().take(rounds) {
+        let speech = espeak(text);
+        let (start, end) = speech_bounds(&speech);
+        let at = audio.len();
+        requests.push(((at + start) as f64 / RATE, (at + end) as f64 / RATE));
+        audio.extend(speech);
+        audio.extend(vec![0.0f32; (gap_s * RATE) as usize]);
+    }
+    let wav_s = audio.len() as f64 / RATE;
+    let wav = dir.path().join("mic.wav");
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).unwrap();
+    let (_pulse, server) = pulse::start(
+        dir.path(),
+        &["sink_name=speaker rate=22050 channels=1"],
+        "speaker",
+        "speaker.monitor",
+    );
+    let model = model_path();
+    let daemon = Daemon::start(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            "softdrinks",
+            "--wav",
+            wav.to_str().unwrap(),
+        ],
+        &[
+            ("PULSE_SERVER", server.as_str()),
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
+            ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Felix"),
+            ("ATTENTIVE_VOICE__ENGINE", engine),
+            ("ATTENTIVE_LOG", "warn,attentive=info"),
+            ("NO_COLOR", "1"),
+        ],
+        &dir.path().join("state"),
+    );
+    let (_, health) = daemon.get("/health").await;
+    println!("{engine}: voice {}", health["voice"]);
+    // Every request on the table as loaded: reset after each episode.
+    let started = Instant::now();
+    let mut episodes = 0;
+    while started.elapsed().as_secs_f64() < wav_s + 3.0 {
+        let ended = of_type(&daemon.log(), "episode_end").len();
+        if ended > episodes {
+            episodes = ended;
+            daemon.post("/api/scene", &json!({"reset": true})).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let log = daemon.log();
+    let lines: Vec<String> = daemon
+        .startup
+        .iter()
+        .cloned()
+        .chain(daemon.stderr.try_iter())
+        .map(|l| plain(&l))
+        .collect();
+    let stamp = |line: &String| field(line, "at").map(ms);
+    let zero = lines
+        .iter()
+        .find(|l| l.contains("microphone: the WAV file starts"))
+        .and_then(stamp)
+        .expect("the daemon logs when the WAV file starts");
+    let audible: Vec<(f64, f64, f64, f64)> = lines
+        .iter()
+        .filter(|l| l.contains("voice: first sample to the output"))
+        .filter_map(|l| {
+            let num = |k| field(l, k).and_then(|v| v.parse::<f64>().ok());
+            Some((
+                stamp(l)?,
+                num("queued_ms")?,
+                num("synth_ms")?,
+                num("device_ms")?,
+            ))
+        })
+        .collect();
+    let at = |kind: &str| -> Vec<f64> {
+        of_type(&log, kind)
+            .iter()
+            .filter_map(|e| e["ts"].as_str().map(ms))
+            .collect()
+    };
+    let (listening, turns, speech) = (at("listening"), at("turn"), at("speech"));
+    let mut figures: [Vec<f64>; 9] = Default::default();
+    let mut missed = Vec::new();
+    for (i, &(_, end_s)) in requests.iter().enumerate() {
+        let end = zero + end_s * 1000.0;
+        let next = requests
+            .get(i + 1)
+            .map_or(f64::INFINITY, |(start_s, _)| zero + start_s * 1000.0);
+        let within =
+            |times: &[f64], from: f64| times.iter().copied().find(|t| *t >= from && *t < next);
+        let cue = within(&listening, end);
+        let Some(turn) = within(&turns, end) else {
+            missed.push(format!("request {} heard as no turn", i + 1));
+            continue;
+        };
+        // Event times are cut to the millisecond.
+        let said = within(&speech, turn - 1.0);
+        let sound = said.and_then(|s| {
+            audible
+                .iter()
+                .find(|a| a.0 >= s - 1.0 && a.0 < next + 10_000.0)
+        });
+        if let Some(cue) = cue {
+            figures[0].push(cue - end);
+        }
+        figures[1].push(turn - end);
+        let (Some(said), Some(sound)) = (said, sound) else {
+            missed.push(format!("request {} was not answered aloud", i + 1));
+            continue;
+        };
+        figures[2].push(said - end);
+        figures[3].push(sound.0 - end);
+        figures[4].push(said - turn);
+        figures[5].push(sound.0 - turn);
+        figures[6].push(sound.1);
+        figures[7].push(sound.2);
+        figures[8].push(sound.3);
+    }
+    let names = [
+        "end of speech -> listening",
+        "end of speech -> turn",
+        "end of speech -> first speech event",
+        "end of speech -> first sample to the output",
+        "turn -> first speech event (the rules brain)",
+        "turn -> first sample to the output (the daemon's share)",
+        "speech said -> its synthesis starts (voice queue)",
+        "synthesis until the first piece is ready",
+        "first piece ready -> first sample to the output",
+    ];
+    for (name, values) in names.iter().zip(figures.iter_mut()) {
+        println!("figure: daemon, {engine}, {}", summary(name, values));
+    }
+    for miss in missed {
+        println!("{engine}: {miss}");
+    }
+    for turn in of_type(&log, "turn") {
+        println!("{engine}: heard {}", turn["text"]);
+    }
+}
+
+/// End of speech -> first audible word through the daemon, with Piper and then espeak-ng.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn measure_end_of_speech_to_first_audible_word_through_the_daemon() {
+    let rounds = 10;
+    match attentive::voice::piper::detect(&Settings::load(None).unwrap().voice.piper) {
+        Some(_) => measure_spoken_requests("piper", rounds).await,
+        None => println!("piper: skipped, not installed for python3"),
+    }
+    measure_spoken_requests("espeak-ng", rounds).await;
 }

@@ -463,6 +463,52 @@ async fn piper_speaks_a_sentence_with_its_python_worker() {
 }
 
 #[tokio::test]
+async fn after_a_warm_up_pipers_first_utterance_uses_the_running_worker() {
+    let Some((settings, model)) =
+        piper_or_skip("after_a_warm_up_pipers_first_utterance_uses_the_running_worker")
+    else {
+        return;
+    };
+    use attentive::voice::SpeechEngine;
+    let engine = attentive::voice::PiperSpeech::new(
+        &settings.piper,
+        std::time::Duration::from_secs_f64(settings.timeout_s),
+    )
+    .with_model(model);
+    assert_eq!(
+        engine.workers_started(),
+        0,
+        "nothing starts with the engine"
+    );
+    let started = std::time::Instant::now();
+    engine
+        .warm_up()
+        .await
+        .expect("the worker starts and loads the voice");
+    let warming = started.elapsed();
+    assert_eq!(engine.workers_started(), 1);
+    let text = "Daniel is busy, so I will hand you the red glass.";
+    let started = std::time::Instant::now();
+    let pcm = engine
+        .synthesize(text, &CancellationToken::new())
+        .await
+        .expect("piper speaks");
+    let first = started.elapsed();
+    assert!(pcm.ms() > 2000, "{} ms", pcm.ms());
+    assert_eq!(
+        engine.workers_started(),
+        1,
+        "the first utterance started no worker"
+    );
+    println!(
+        "figure: piper warm-up (worker start + model load) {} ms; then the first utterance ({} ms of speech) {} ms",
+        warming.as_millis(),
+        pcm.ms(),
+        first.as_millis()
+    );
+}
+
+#[tokio::test]
 async fn piper_without_python_or_its_voice_is_one_clear_error() {
     let mut settings = VoiceSettings {
         engine: EngineKind::Piper,

@@ -189,6 +189,104 @@ async fn hush_silences_the_robot_within_50_ms_of_audio_and_drops_the_queue() {
     );
 }
 
+/// [`Tones`] that take `delay` to synthesise each request, and note each request.
+struct SlowTones {
+    delay: Duration,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl SpeechEngine for SlowTones {
+    fn synthesize<'a>(&'a self, text: &'a str, cancel: &'a CancellationToken) -> SynthFuture<'a> {
+        Box::pin(async move {
+            self.asked.lock().unwrap().push(text.to_string());
+            tokio::time::sleep(self.delay).await;
+            Tones.synthesize(text.trim_end_matches('.'), cancel).await
+        })
+    }
+    fn describe(&self) -> String {
+        "slow tones".into()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_of_several_sentences_starts_with_the_first_and_plays_without_gaps() {
+    let engine = Arc::new(SlowTones {
+        delay: Duration::from_millis(200),
+        asked: Default::default(),
+    });
+    let (voice, out, mut rx) = voice(engine.clone());
+    let said_at = Instant::now();
+    voice.say("Felix", "440 400. 880 400. 660 400.");
+    voice.until_quiet().await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        *engine.asked.lock().unwrap(),
+        vec!["440 400.", "880 400.", "660 400."],
+        "one sentence at a time"
+    );
+    let rec = out.recorded();
+    let segments = loud_segments(&rec);
+    assert_eq!(
+        segments.len(),
+        1,
+        "no gap between the sentences: {segments:?}"
+    );
+    let (a, b) = segments[0];
+    // The first sentence sounds once it is synthesised, not after all three (600 ms).
+    let first_ms = (a as f64 - out.sample_at(said_at) as f64) * 1000.0 / RATE as f64;
+    eprintln!("first sample {first_ms:.0} ms after say (one synthesis: 200 ms)");
+    assert!(first_ms < 500.0, "first sample {first_ms:.0} ms after say");
+    let tenth = RATE as usize / 10;
+    let middle = (a + b) / 2;
+    for (at, hz) in [
+        (a + tenth, 440.0),
+        (middle - tenth / 2, 880.0),
+        (b - 2 * tenth, 660.0),
+    ] {
+        let heard = frequency(&rec[at..at + tenth]);
+        assert!((heard - hz).abs() < 30.0, "{hz} Hz heard as {heard} Hz");
+    }
+    let ms = (b - a) as f32 * 1000.0 / RATE as f32;
+    assert!((ms - 1200.0).abs() < 30.0, "{ms} ms of sound");
+    assert_eq!(
+        drain(&mut rx),
+        vec![Event::Voice {
+            text: "440 400. 880 400. 660 400.".into(),
+            ms: 1200
+        }],
+        "one utterance, one event"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hush_during_a_reply_of_several_sentences_drops_the_rest() {
+    let engine = Arc::new(SlowTones {
+        delay: Duration::from_millis(100),
+        asked: Default::default(),
+    });
+    let (voice, out, mut rx) = voice(engine.clone());
+    voice.say("Felix", "440 1000. 880 1000. 660 1000.");
+    until_speaking(&voice).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    voice.hush();
+    voice.until_quiet().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rec = out.recorded();
+    let segments = loud_segments(&rec);
+    assert_eq!(segments.len(), 1, "{segments:?}");
+    let (a, b) = segments[0];
+    let ms = (b - a) as f32 * 1000.0 / RATE as f32;
+    assert!(ms < 450.0, "{ms} ms of sound after a hush at 300 ms");
+    assert!(
+        (frequency(&rec[a..b]) - 440.0).abs() < 30.0,
+        "only the first sentence sounded"
+    );
+    assert!(
+        drain(&mut rx).is_empty(),
+        "a hushed utterance is not reported"
+    );
+}
+
 fn espeak_voice(tail_ms: u32) -> (Voice, VirtualOutput, UnboundedReceiver<Event>) {
     let (out, playback) = VirtualOutput::start(RATE);
     let (tx, rx) = unbounded_channel();

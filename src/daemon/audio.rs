@@ -15,7 +15,8 @@ use crate::frontend::{
 };
 use crate::voice::{BargeIn, MicGate};
 
-/// A WAV file played as if it were a microphone: blocks arrive in real time.
+/// A WAV file played as if it were a microphone: each block arrives when its
+/// last sample would have been recorded, as a device's would.
 pub struct PacedWav {
     inner: WavSource,
     started: Option<Instant>,
@@ -41,14 +42,22 @@ impl AudioSource for PacedWav {
         self.inner.channels()
     }
     fn next_block(&mut self) -> Result<Option<Vec<f32>>, FrontendError> {
-        let started = *self.started.get_or_insert_with(Instant::now);
-        let due = Duration::from_secs_f64(self.frames as f64 / self.sample_rate() as f64);
-        if let Some(wait) = due.checked_sub(started.elapsed()) {
-            std::thread::sleep(wait);
-        }
+        let started = *self.started.get_or_insert_with(|| {
+            let (now, clock) = (Instant::now(), std::time::SystemTime::now());
+            // Where the file's timeline meets the clock (tests/daemon_measure.rs reads it).
+            tracing::info!(
+                at = %humantime::format_rfc3339_micros(clock),
+                "microphone: the WAV file starts"
+            );
+            now
+        });
         let block = self.inner.next_block()?;
         if let Some(b) = &block {
             self.frames += (b.len() / self.channels()) as u64;
+        }
+        let due = Duration::from_secs_f64(self.frames as f64 / self.sample_rate() as f64);
+        if let Some(wait) = due.checked_sub(started.elapsed()) {
+            std::thread::sleep(wait);
         }
         Ok(block)
     }

@@ -480,21 +480,13 @@ impl Runner<'_> {
             }
             let mut events: Vec<Event> = Vec::new();
             let started = Instant::now();
-            let heard_turn = spoken_turn(t);
-            let llm_calls = match &heard_turn {
-                // Nothing was heard: the robot has nothing to react to.
-                Some(None) => 0,
-                Some(Some(turn)) => {
-                    runtime
-                        .block_on(agent.handle_turn(turn, &mut twin, &mut events))
-                        .llm_calls
-                }
-                None => {
-                    runtime
-                        .block_on(agent.handle_turn(&t.turn, &mut twin, &mut events))
-                        .llm_calls
-                }
-            };
+            // Spoken, each utterance heard is a turn of its own (none: nothing to react to).
+            let mut llm_calls = 0;
+            for turn in spoken_turns(t).unwrap_or_else(|| vec![t.turn.clone()]) {
+                llm_calls += runtime
+                    .block_on(agent.handle_turn(&turn, &mut twin, &mut events))
+                    .llm_calls;
+            }
             let measured = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             // A replay reports the recorded run's latency: that is the cost it stands for.
             let wall_us = match &tape {
@@ -568,15 +560,21 @@ impl Runner<'_> {
     }
 }
 
-/// The turn a spoken run gives the brain: `None` typed, `Some(None)` not heard.
-fn spoken_turn(t: &EpisodeTurn) -> Option<Option<Turn>> {
+/// The turns a spoken run gives the brain, one per utterance heard; `None` typed.
+fn spoken_turns(t: &EpisodeTurn) -> Option<Vec<Turn>> {
     let heard = t.heard.as_ref()?;
-    Some(heard.heard.then(|| Turn {
-        speaker: heard.speaker.clone(),
-        listener: heard.listener.clone(),
-        text: heard.text.clone(),
-        speaker_by: Some("spoken".to_string()),
-    }))
+    Some(
+        heard
+            .parts
+            .iter()
+            .map(|part| Turn {
+                speaker: heard.speaker.clone(),
+                listener: part.listener.clone(),
+                text: part.text.clone(),
+                speaker_by: Some("spoken".to_string()),
+            })
+            .collect(),
+    )
 }
 
 /// A memory store of one episode, in a folder of its own that goes with it.

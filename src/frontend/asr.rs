@@ -191,6 +191,7 @@ impl Recognizer {
                 }
             }
         }
+        tracing::debug!(raw = %text, "whisper's text");
         let text = collapse_phrase_loops(&collapse_repeats(text.trim()));
         let confidence = if probs.is_empty() {
             0.0
@@ -301,6 +302,11 @@ pub fn collapse_phrase_loops(text: &str) -> String {
             Some((n, count)) => {
                 kept.extend(i..i + n);
                 i += n * count;
+                // A last, unfinished restart of the phrase goes too.
+                let tail = &keys[i.min(keys.len())..];
+                if !tail.is_empty() && tail.len() < n && keys[i - n..i - n + tail.len()] == *tail {
+                    i = keys.len();
+                }
             }
             None => {
                 kept.push(i);
@@ -358,7 +364,7 @@ mod tests {
         use super::collapse_phrase_loops as c;
         assert_eq!(
             c("and hand it over and hand it over and hand it over and hand it"),
-            "and hand it over and hand it"
+            "and hand it over"
         );
         assert_eq!(
             c("And the coffee pot and the coffee pot and the coffee pot"),
@@ -370,6 +376,11 @@ mod tests {
         );
         assert_eq!(c("pass it, pass it, please"), "pass it, pass it, please");
         assert_eq!(c("no no no no"), "no");
+        assert_eq!(
+            c("and the coffee pot and the coffee pot and the coffee"),
+            "and the coffee pot"
+        );
+        assert_eq!(c("the cup, the cup, the cup, please"), "the cup, please");
         assert_eq!(c("the red glass"), "the red glass");
         assert_eq!(c(""), "");
     }

@@ -2,7 +2,7 @@
 //! lists, filters, shared rules and the intents' templates, loaded and
 //! validated once at start.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -156,6 +156,9 @@ pub struct Grammar {
     pub sentences: Vec<Sentence>,
     /// What asks something of memory.
     pub memory: super::memory::MemoryPhrases,
+    /// The words of the rules named `*_verb` (give, pass, pour ...): what a
+    /// misheard verb is put right toward.
+    pub verbs: BTreeSet<String>,
     /// Where it came from.
     pub path: PathBuf,
 }
@@ -283,9 +286,13 @@ impl Grammar {
             rules: &file.rules,
             slots: &known_slot,
         };
+        let mut verbs = BTreeSet::new();
         for (name, body) in &file.rules {
-            template::compile(body, &names)
+            let elements = template::compile(body, &names)
                 .map_err(|e| invalid(body, format!("rule <{name}>"), e.to_string()))?;
+            if name.ends_with("_verb") {
+                template::literal_words(&elements, &mut verbs);
+            }
         }
         let mut sentences = Vec::new();
         for intent in &file.intents {
@@ -316,6 +323,7 @@ impl Grammar {
             filters: file.filters,
             sentences,
             memory: file.memory,
+            verbs,
             path: path.to_path_buf(),
         })
     }

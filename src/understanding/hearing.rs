@@ -3,13 +3,14 @@
 //! → fanta, "call as" → cola) is replaced when the understanding stage then
 //! reads the turn better — never toward a word the table does not have.
 
+use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
 use super::grammar::Grammar;
 use super::reading::{Act, Reading};
-use super::template::Element;
+use super::template::literal_words;
 use super::{Understanding, Utterance};
 use crate::phonetic::similarity;
 use crate::twin::vocabulary::{table_words, TableWord, WordRole};
@@ -24,8 +25,13 @@ const KNOWN_WORD_SIMILARITY: f32 = 0.66;
 /// An unknown word this alike is replaced even when the reading stays as good
 /// (a name that only the listener depends on).
 const SURE_SIMILARITY: f32 = 0.8;
+/// How alike a word the sentences do not have must sound to one of their words
+/// ("has" → pass) when it is a word of their own.
+const SENTENCE_WORD_SIMILARITY: f32 = 0.66;
 /// Most replacements tried per turn (each costs one reading, well under 1 ms).
-const MAX_TRIES: usize = 16;
+const MAX_TRIES: usize = 64;
+/// Sentence words tried in place of one heard word.
+const SENTENCE_WORDS_PER_WORD: usize = 4;
 
 /// One replacement: what was heard, and what it was read as.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -61,7 +67,9 @@ struct Candidate {
     len: usize,
     target: String,
     similarity: f32,
-    unknown: bool,
+    /// Taken even when the reading stays as good: an unknown word that sounds
+    /// nearly like a table word.
+    sure: bool,
 }
 
 impl Understanding {
@@ -75,18 +83,24 @@ impl Understanding {
     ) -> Corrected {
         let tokens = tokens(turn.text);
         let vocabulary = table_words(world);
-        let known = known_words(self.grammar(), &vocabulary);
-        let mut candidates = candidates(&tokens, &vocabulary, &known, world);
+        let words = known_words(self.grammar(), &vocabulary);
+        let mut candidates = candidates(&tokens, &vocabulary, &words, world);
+        // The table's words first when sure, then by how alike they sound.
         candidates.sort_by(|a, b| {
-            b.similarity
-                .total_cmp(&a.similarity)
+            b.sure
+                .cmp(&a.sure)
+                .then(b.similarity.total_cmp(&a.similarity))
                 .then(a.len.cmp(&b.len))
         });
-        let read = |text: &str| {
-            let utterance = Utterance { text, ..*turn };
-            quality(&self.read_in_dialogue(world, earlier, &utterance))
-        };
-        let mut best = read(turn.text);
+        let read = |text: &str| self.read_in_dialogue(world, earlier, &Utterance { text, ..*turn });
+        let heard = read(turn.text);
+        let mut best = quality(&heard);
+        // A turn the stage reads in full is left as heard, but for sure names;
+        // a remark becomes a request only when something of the table was heard as said.
+        let read_in_full = best.0 && best.2 == Reverse(0);
+        let anchored = tokens
+            .iter()
+            .any(|t| vocabulary.iter().any(|v| v.word == t.word));
         let mut taken: Vec<Candidate> = Vec::new();
         for candidate in candidates.into_iter().take(MAX_TRIES) {
             let overlaps = taken
@@ -97,9 +111,13 @@ impl Understanding {
             }
             let mut trial = taken.clone();
             trial.push(candidate.clone());
-            let score = read(&apply(turn.text, &tokens, &trial));
-            let sure = candidate.unknown && candidate.similarity >= SURE_SIMILARITY;
-            if score > best || (score == best && sure) {
+            let reading = read(&apply(turn.text, &tokens, &trial));
+            let score = quality(&reading);
+            let invents_a_request =
+                reading.act.is_request() && !heard.act.is_request() && !anchored;
+            let allowed = candidate.sure || !invents_a_request;
+            let better = score > best && (!read_in_full || candidate.sure);
+            if allowed && (better || (score >= best && candidate.sure)) {
                 best = score;
                 taken = trial;
             }
@@ -119,26 +137,29 @@ impl Understanding {
 }
 
 /// How well a turn was read: a known act first, then mentions that name one
-/// thing or person at the table, less those that name nothing there.
-fn quality(reading: &Reading) -> (bool, i32) {
+/// thing or person at the table, less those that name nothing there; last,
+/// how many mentions name nothing.
+fn quality(reading: &Reading) -> (bool, i32, Reverse<usize>) {
     let s = &reading.slots;
     let objects = [&s.object, &s.source, &s.target]
         .into_iter()
         .flatten()
         .chain(&s.items);
-    let mut score = 0;
+    let (mut score, mut lacking) = (0, s.unknown_items.len());
     for o in objects {
         score += match o.candidates.len() {
             1 => 2,
             0 => -2,
             _ => 1,
         };
+        lacking += usize::from(o.candidates.is_empty());
     }
     for p in [&s.recipient, &s.person].into_iter().flatten() {
         score += if p.name.is_some() { 2 } else { -2 };
+        lacking += usize::from(p.name.is_none());
     }
     score -= 2 * s.unknown_items.len() as i32;
-    (reading.act != Act::Unknown, score)
+    (reading.act != Act::Unknown, score, Reverse(lacking))
 }
 
 fn tokens(text: &str) -> Vec<Token> {
@@ -166,37 +187,37 @@ fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
+/// The sentences' verbs, and every word the sentences and the table know.
+struct Words {
+    verbs: BTreeSet<String>,
+    known: BTreeSet<String>,
+}
+
 /// Every word a template or list of the sentences has, and the table's words.
-fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> BTreeSet<String> {
-    fn walk(elements: &[Element], into: &mut BTreeSet<String>) {
-        for e in elements {
-            match e {
-                Element::Word(w) => {
-                    into.insert(w.to_lowercase());
-                }
-                Element::Choice(options) => options.iter().for_each(|o| walk(o, into)),
-                Element::Slot(_) | Element::Gap => {}
-            }
-        }
-    }
+fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
     let mut known = BTreeSet::new();
     for sentence in &grammar.sentences {
-        walk(&sentence.elements, &mut known);
+        literal_words(&sentence.elements, &mut known);
     }
     for phrases in grammar.lists.values() {
         for (_, words) in phrases {
             known.extend(words.iter().map(|w| w.to_lowercase()));
         }
     }
+    known.extend(grammar.verbs.iter().cloned());
     known.extend(vocabulary.iter().map(|t| t.word.clone()));
-    known
+    Words {
+        verbs: grammar.verbs.clone(),
+        known,
+    }
 }
 
-/// Words and word pairs that sound like one of the table's words.
+/// Words and word pairs that sound like one of the table's words, and single
+/// words that sound like a word of the sentences ("has me" → pass me).
 fn candidates(
     tokens: &[Token],
     vocabulary: &[TableWord],
-    known: &BTreeSet<String>,
+    words: &Words,
     world: &World,
 ) -> Vec<Candidate> {
     let mut out = Vec::new();
@@ -211,7 +232,7 @@ fn candidates(
             {
                 continue; // a table word is never replaced
             }
-            let unknown = span.iter().all(|t| !known.contains(&t.word));
+            let unknown = span.iter().all(|t| !words.known.contains(&t.word));
             let heard: Vec<&str> = span.iter().map(|t| t.word.as_str()).collect();
             let heard = heard.join(" ");
             let needed = if unknown {
@@ -219,23 +240,53 @@ fn candidates(
             } else {
                 KNOWN_WORD_SIMILARITY
             };
-            let best = vocabulary
+            let table = vocabulary
                 .iter()
-                .map(|v| (v, similarity(&heard, &v.word)))
+                .map(|v| (spoken_form(v, world), similarity(&heard, &v.word)))
                 .filter(|(_, s)| *s >= needed)
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            if let Some((word, similarity)) = best {
+            if let Some((target, similarity)) = table {
                 out.push(Candidate {
                     at,
                     len,
-                    target: spoken_form(word, world),
+                    target,
                     similarity,
-                    unknown,
+                    sure: unknown && similarity >= SURE_SIMILARITY,
                 });
+            }
+            if len == 1 && heard.len() >= 3 {
+                out.extend(sentence_words(&heard, unknown, words).into_iter().map(
+                    |(target, similarity)| Candidate {
+                        at,
+                        len,
+                        target,
+                        similarity,
+                        sure: false,
+                    },
+                ));
             }
         }
     }
     out
+}
+
+/// The sentences' verbs that `heard` sounds most like, when alike enough.
+fn sentence_words(heard: &str, unknown: bool, words: &Words) -> Vec<(String, f32)> {
+    let needed = if unknown {
+        KNOWN_WORD_SIMILARITY
+    } else {
+        SENTENCE_WORD_SIMILARITY
+    };
+    let mut alike: Vec<(String, f32)> = words
+        .verbs
+        .iter()
+        .filter(|w| w.len() >= 3 && w.as_str() != heard)
+        .map(|w| (w.clone(), similarity(heard, w)))
+        .filter(|(_, s)| *s >= needed)
+        .collect();
+    alike.sort_by(|a, b| b.1.total_cmp(&a.1));
+    alike.truncate(SENTENCE_WORDS_PER_WORD);
+    alike
 }
 
 /// A name as people write it (`Daniel`), other words in lower case.
@@ -303,6 +354,16 @@ mod tests {
                 heard: "phantom".into(),
                 read_as: "fanta".into()
             }]
+        );
+    }
+
+    #[test]
+    fn a_misheard_verb_is_read_as_the_sentences_have_it() {
+        let c = correct("dinner", "Daniel", "Felix", "has me the wine bottle first");
+        assert_eq!(
+            c.text, "pass me the wine bottle first",
+            "{:?}",
+            c.corrections
         );
     }
 

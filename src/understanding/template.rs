@@ -18,6 +18,19 @@ pub enum Element {
     Gap,
 }
 
+/// Every literal word of `elements`, in lower case, into `into`.
+pub fn literal_words(elements: &[Element], into: &mut std::collections::BTreeSet<String>) {
+    for e in elements {
+        match e {
+            Element::Word(w) => {
+                into.insert(w.to_lowercase());
+            }
+            Element::Choice(options) => options.iter().for_each(|o| literal_words(o, into)),
+            Element::Slot(_) | Element::Gap => {}
+        }
+    }
+}
+
 /// The most words one `*` may skip.
 pub const MAX_GAP: usize = 8;
 

@@ -16,6 +16,9 @@ use super::VoiceError;
 /// What [`SpeechEngine::synthesize`] returns.
 pub type SynthFuture<'a> = Pin<Box<dyn Future<Output = Result<Pcm, VoiceError>> + Send + 'a>>;
 
+/// What [`SpeechEngine::warm_up`] returns.
+pub type WarmFuture<'a> = Pin<Box<dyn Future<Output = Result<(), VoiceError>> + Send + 'a>>;
+
 /// Turns text into speech audio.
 pub trait SpeechEngine: Send + Sync {
     /// The whole utterance as mono PCM. Ends early with [`VoiceError::Cancelled`]
@@ -23,6 +26,13 @@ pub trait SpeechEngine: Send + Sync {
     fn synthesize<'a>(&'a self, text: &'a str, cancel: &'a CancellationToken) -> SynthFuture<'a>;
     /// A short description for logs, e.g. `espeak-ng (en-us)`.
     fn describe(&self) -> String;
+    /// Gets ready to speak before anything is said (Piper starts its worker and
+    /// loads the voice), so that the first utterance is as quick as the later
+    /// ones. Nothing to do for most engines. A failure changes nothing: the
+    /// first utterance gets ready by itself, as without a warm-up.
+    fn warm_up(&self) -> WarmFuture<'_> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The engine chosen by `[voice] engine`; `Ok(None)` for `none`.

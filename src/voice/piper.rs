@@ -9,8 +9,9 @@
 //!         <- {"error": "..."}\n (no audio; the worker goes on)
 //! ```
 //!
-//! The worker starts with the first utterance (Python, onnxruntime and the
-//! model take a second or two) and then stays. A hushed or timed-out
+//! The worker starts when the engine is warmed up ([`SpeechEngine::warm_up`],
+//! which the daemon does as its voice starts) or else with the first
+//! utterance (Python, onnxruntime and the model take a second or two), and then stays. A hushed or timed-out
 //! utterance kills it, because its pipe is left mid-answer; the next utterance
 //! starts a new one. Piper is GPL: like espeak-ng it runs in its own process,
 //! outside the binary.
@@ -21,6 +22,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -30,7 +32,7 @@ use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::engine::{checked, SpeechEngine, SynthFuture};
+use super::engine::{checked, SpeechEngine, SynthFuture, WarmFuture};
 use super::pcm::Pcm;
 use super::settings::PiperSettings;
 use super::VoiceError;
@@ -60,6 +62,8 @@ pub struct PiperSpeech {
     timeout: Duration,
     /// One request at a time goes through the worker's pipes.
     worker: tokio::sync::Mutex<Option<Worker>>,
+    /// Workers started so far (see [`PiperSpeech::workers_started`]).
+    starts: AtomicUsize,
 }
 
 impl PiperSpeech {
@@ -73,7 +77,14 @@ impl PiperSpeech {
             length_scale: settings.length_scale,
             timeout,
             worker: tokio::sync::Mutex::new(None),
+            starts: AtomicUsize::new(0),
         }
+    }
+
+    /// How many worker processes this engine has started: one for its life
+    /// unless a hush, a timeout or a crash ended one.
+    pub fn workers_started(&self) -> usize {
+        self.starts.load(Ordering::Relaxed)
     }
 
     /// The same engine speaking with the voice `model` (e.g. the one [`detect`] found).
@@ -140,24 +151,27 @@ impl PiperSpeech {
         if let Some(speaker) = self.speaker {
             command.arg("--speaker").arg(speaker.to_string());
         }
-        let mut child = command
+        let spawned = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // A worker whose engine is dropped (daemon stopping) must not linger.
             .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => VoiceError::MissingProgram {
-                    engine: ENGINE,
-                    program: self.python.clone(),
-                    hint: format!("install Python 3, then {INSTALL}; or set voice.piper.python"),
-                },
-                _ => VoiceError::Engine {
-                    engine: ENGINE,
-                    detail: format!("cannot start {:?}: {e}", self.python),
-                },
-            })?;
+            .spawn();
+        if spawned.is_ok() {
+            self.starts.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut child = spawned.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => VoiceError::MissingProgram {
+                engine: ENGINE,
+                program: self.python.clone(),
+                hint: format!("install Python 3, then {INSTALL}; or set voice.piper.python"),
+            },
+            _ => VoiceError::Engine {
+                engine: ENGINE,
+                detail: format!("cannot start {:?}: {e}", self.python),
+            },
+        })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -238,6 +252,24 @@ impl SpeechEngine for PiperSpeech {
                         seconds: self.timeout.as_secs_f64(),
                     })),
             }
+        })
+    }
+
+    /// Starts the worker and loads the voice now, within `voice.timeout_s`;
+    /// the first utterance then finds it ready (or, when this failed, starts one itself).
+    fn warm_up(&self) -> WarmFuture<'_> {
+        Box::pin(async move {
+            let mut slot = self.worker.lock().await;
+            if slot.is_none() {
+                let worker = tokio::time::timeout(self.timeout, self.start())
+                    .await
+                    .unwrap_or(Err(VoiceError::Timeout {
+                        engine: ENGINE,
+                        seconds: self.timeout.as_secs_f64(),
+                    }))?;
+                *slot = Some(worker);
+            }
+            Ok(())
         })
     }
 
@@ -594,6 +626,7 @@ done
             length_scale: 1.25,
             timeout: Duration::from_secs(10),
             worker: tokio::sync::Mutex::new(None),
+            starts: AtomicUsize::new(0),
         }
     }
 
@@ -634,6 +667,46 @@ done
                 json!({"text": "I will hand you the red glass.\nNow.", "length_scale": 1.25}),
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn after_a_warm_up_the_first_utterance_starts_no_worker() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let engine = fake(dir.path(), FAKE);
+        engine.warm_up().await.expect("warm");
+        assert_eq!(engine.workers_started(), 1);
+        assert_eq!(lines(dir.path(), "worker.sh.starts").len(), 1);
+        assert!(
+            lines(dir.path(), "worker.sh.requests").is_empty(),
+            "nothing said yet"
+        );
+        // A second warm-up finds the worker there.
+        engine.warm_up().await.expect("warm again");
+        let pcm = engine
+            .synthesize("Hello.", &CancellationToken::new())
+            .await
+            .expect("speech");
+        assert_eq!(pcm.samples.len(), 4);
+        assert_eq!(engine.workers_started(), 1, "the warm worker spoke");
+        assert_eq!(lines(dir.path(), "worker.sh.starts").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failed_warm_up_leaves_the_first_utterance_to_start_the_worker() {
+        let dir = tempfile::tempdir().expect("tmp");
+        // Fails its first start (no voice yet), then works.
+        let flaky = format!(
+            "if [ ! -e \"$0.tried\" ]; then : > \"$0.tried\"; printf '{{\"error\": \"no voice yet\", \"kind\": \"no_voice\"}}\\n'; exit 2; fi\n{FAKE}"
+        );
+        let engine = fake(dir.path(), &flaky);
+        let err = engine.warm_up().await.expect_err("the first start fails");
+        assert!(err.to_string().contains("no voice yet"), "{err}");
+        let pcm = engine
+            .synthesize("Hello.", &CancellationToken::new())
+            .await
+            .expect("the utterance starts its own worker");
+        assert_eq!(pcm.samples.len(), 4);
+        assert_eq!(engine.workers_started(), 2);
     }
 
     #[tokio::test]

@@ -6,14 +6,14 @@
 //! after [`Playing::stop`] (plus the sound server's own buffer, e.g. PulseAudio's).
 
 use std::num::NonZero;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use cpal::traits::{DeviceTrait, HostTrait};
 use rodio::buffer::SamplesBuffer;
 use rodio::mixer::{Mixer, MixerSource};
 use rodio::source::EmptyCallback;
-use rodio::{DeviceSinkBuilder, MixerDeviceSink, Player};
+use rodio::{DeviceSinkBuilder, MixerDeviceSink, Player, Source};
 use tokio::sync::oneshot;
 
 use super::pcm::Pcm;
@@ -95,42 +95,123 @@ impl Playback {
 
     /// Starts playing `pcm`; the returned handle stops it or awaits its end.
     pub fn play(&self, pcm: &Pcm) -> Playing {
+        let mut playing = self.start(pcm);
+        playing.finish();
+        playing
+    }
+
+    /// Starts playing `pcm` as the first piece of an utterance whose later
+    /// pieces come with [`Playing::append`]; [`Playing::finish`] says that no
+    /// more will come (until then the player waits in silence after the last piece).
+    pub fn start(&self, pcm: &Pcm) -> Playing {
         // Queue the speech before the player joins the mixer: the mixer sets up its
         // rate conversion from the queue's format when it is added, and an empty
         // queue would report a default rate and play the first span at the wrong speed.
         let (player, queue) = Player::new();
-        let rate = NonZero::new(pcm.rate.max(1)).unwrap_or(NonZero::<u32>::MIN);
-        player.append(SamplesBuffer::new(
-            NonZero::<u16>::MIN,
-            rate,
-            pcm.samples.clone(),
-        ));
-        let (tx, rx) = oneshot::channel();
-        let tx = Mutex::new(Some(tx));
-        // Runs when the mixer reaches the end of the speech; after a stop it never
-        // runs and is dropped, so the receiver sees the sender gone.
-        player.append(EmptyCallback::new(Box::new(move || {
-            if let Some(tx) = tx.lock().ok().and_then(|mut t| t.take()) {
-                let _ = tx.send(());
-            }
-        })));
+        let first = Arc::new(OnceLock::new());
+        player.append(FirstSample {
+            inner: samples(pcm),
+            first: Some(first.clone()),
+        });
         self.mixer.add(queue);
+        let (tx, rx) = oneshot::channel();
         Playing {
-            player: Arc::new(player),
+            player: Arc::new(Guarded {
+                player,
+                stopped: Mutex::new(false),
+            }),
             done: rx,
+            end: Some(tx),
+            first,
         }
+    }
+}
+
+fn samples(pcm: &Pcm) -> SamplesBuffer {
+    let rate = NonZero::new(pcm.rate.max(1)).unwrap_or(NonZero::<u32>::MIN);
+    SamplesBuffer::new(NonZero::<u16>::MIN, rate, pcm.samples.clone())
+}
+
+/// A source that notes when its first sample is taken: that is when the
+/// output device's callback hands it to the device.
+struct FirstSample<S> {
+    inner: S,
+    first: Option<Arc<OnceLock<SystemTime>>>,
+}
+
+impl<S: Source> Iterator for FirstSample<S> {
+    type Item = rodio::Sample;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let sample = self.inner.next();
+        if sample.is_some() {
+            if let Some(first) = self.first.take() {
+                let _ = first.set(SystemTime::now());
+            }
+        }
+        sample
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<S: Source> Source for FirstSample<S> {
+    fn current_span_len(&self) -> Option<usize> {
+        self.inner.current_span_len()
+    }
+    fn channels(&self) -> rodio::ChannelCount {
+        self.inner.channels()
+    }
+    fn sample_rate(&self) -> rodio::SampleRate {
+        self.inner.sample_rate()
+    }
+    fn total_duration(&self) -> Option<Duration> {
+        self.inner.total_duration()
+    }
+    fn try_seek(&mut self, pos: Duration) -> Result<(), rodio::source::SeekError> {
+        self.inner.try_seek(pos)
+    }
+}
+
+/// The player and whether it was stopped, under one lock: a piece appended
+/// to a stopped rodio player would wait for its queue to drain and then play.
+struct Guarded {
+    player: Player,
+    stopped: Mutex<bool>,
+}
+
+impl Guarded {
+    fn stop(&self) {
+        let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+        *stopped = true;
+        self.player.stop();
+    }
+
+    /// Appends unless stopped; whether it did.
+    fn append<S: Source + Send + 'static>(&self, source: S) -> bool {
+        let stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+        if !*stopped {
+            self.player.append(source);
+        }
+        !*stopped
     }
 }
 
 /// One utterance being played.
 pub struct Playing {
-    player: Arc<Player>,
+    player: Arc<Guarded>,
     done: oneshot::Receiver<()>,
+    /// Sent when the mixer reaches the end; moved into the player by `finish`.
+    end: Option<oneshot::Sender<()>>,
+    /// When the first sample went to the output device.
+    first: Arc<OnceLock<SystemTime>>,
 }
 
 /// Stops one utterance from anywhere (another thread, a sync function).
 #[derive(Clone)]
-pub struct Stopper(Arc<Player>);
+pub struct Stopper(Arc<Guarded>);
 
 impl Stopper {
     /// Stops the utterance: silence within 5 ms of audio plus the device buffer.
@@ -162,8 +243,36 @@ impl Playing {
         Stopper(self.player.clone())
     }
 
-    /// Resolves when it has played to the end (`true`) or was stopped (`false`).
+    /// Plays `pcm` after what is queued (at once when the player already waits
+    /// in silence); nothing after a stop or [`Playing::finish`]. Whether it was queued.
+    pub fn append(&mut self, pcm: &Pcm) -> bool {
+        self.end.is_some() && self.player.append(samples(pcm))
+    }
+
+    /// No more pieces: [`Playing::finished`] resolves when the last one has played.
+    pub fn finish(&mut self) {
+        let Some(tx) = self.end.take() else {
+            return;
+        };
+        let tx = Mutex::new(Some(tx));
+        // Runs when the mixer reaches the end of the speech; after a stop it never
+        // runs and is dropped, so the receiver sees the sender gone.
+        self.player.append(EmptyCallback::new(Box::new(move || {
+            if let Some(tx) = tx.lock().ok().and_then(|mut t| t.take()) {
+                let _ = tx.send(());
+            }
+        })));
+    }
+
+    /// When its first sample was handed to the output device (`None` before that).
+    pub fn first_sample(&self) -> Option<SystemTime> {
+        self.first.get().copied()
+    }
+
+    /// Resolves when it has played to the end (`true`) or was stopped (`false`);
+    /// call [`Playing::finish`] first.
     pub async fn finished(&mut self) -> bool {
+        self.finish();
         (&mut self.done).await.is_ok()
     }
 }

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -75,6 +75,8 @@ impl Shared {
 struct Utterance {
     text: String,
     cancel: CancellationToken,
+    /// When [`Mouth::say`] was called.
+    said: SystemTime,
 }
 
 impl std::fmt::Debug for Voice {
@@ -98,16 +100,15 @@ impl Voice {
         let Some(engine) = engine::from_settings(settings)? else {
             return Ok(Voice::silent(settings));
         };
+        let engine: Arc<dyn SpeechEngine> = Arc::from(engine);
+        // While the device opens, and never in the way of anything: the first
+        // utterance waits for a warm-up still under way, or starts afresh after a failed one.
+        tokio::spawn(warm_up(engine.clone()));
         let device = settings.device.clone();
         let playback = tokio::task::spawn_blocking(move || Playback::open(device.as_deref()))
             .await
             .map_err(|e| VoiceError::Device(format!("opening the output failed: {e}")))??;
-        Ok(Voice::with_parts(
-            Arc::from(engine),
-            playback,
-            settings,
-            events,
-        ))
+        Ok(Voice::with_parts(engine, playback, settings, events))
     }
 
     /// A voice from an engine and an output already made (tests, other outputs).
@@ -195,6 +196,7 @@ impl Mouth for Voice {
         let utterance = Utterance {
             text: text.to_string(),
             cancel,
+            said: SystemTime::now(),
         };
         if queue.send(utterance).is_err() {
             // The speaking task is gone (runtime shutting down): nothing will play.
@@ -234,6 +236,22 @@ impl Mouth for Voice {
     }
 }
 
+/// Gets `engine` ready to speak; says once how it went.
+async fn warm_up(engine: Arc<dyn SpeechEngine>) {
+    let started = Instant::now();
+    match engine.warm_up().await {
+        Ok(()) => tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "voice: {} is ready",
+            engine.describe()
+        ),
+        Err(error) => tracing::warn!(
+            "voice: {} could not get ready ahead ({error}); the first utterance tries again",
+            engine.describe()
+        ),
+    }
+}
+
 /// The task that speaks: one utterance at a time, in order.
 async fn speak_queue(
     mut queue: mpsc::UnboundedReceiver<Utterance>,
@@ -266,7 +284,9 @@ async fn speak_queue(
     }
 }
 
-/// Synthesises and plays one utterance; `Ok` also when it was hushed.
+/// Synthesises and plays one utterance, sentence by sentence: the first one
+/// plays as soon as it is synthesised, and each later one is synthesised while
+/// the ones before it play. `Ok` also when it was hushed.
 async fn speak_one(
     utterance: &Utterance,
     engine: &dyn SpeechEngine,
@@ -275,43 +295,184 @@ async fn speak_one(
     gate: &MicGate,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<(), VoiceError> {
-    if utterance.cancel.is_cancelled() {
+    let cancel = &utterance.cancel;
+    let mut pieces = sentences(&utterance.text).into_iter();
+    let Some(first) = pieces.next() else {
+        return Ok(());
+    };
+    if cancel.is_cancelled() {
         return Ok(());
     }
-    let started = Instant::now();
-    let pcm = match engine.synthesize(&utterance.text, &utterance.cancel).await {
+    let started = SystemTime::now();
+    let pcm = match engine.synthesize(first, cancel).await {
         Err(VoiceError::Cancelled) => return Ok(()),
         other => other?,
     };
-    if utterance.cancel.is_cancelled() {
+    if cancel.is_cancelled() {
         return Ok(());
     }
+    let synthesised = SystemTime::now();
     tracing::debug!(
-        synth_ms = started.elapsed().as_millis() as u64,
+        synth_ms = ms_between(started, synthesised),
         audio_ms = pcm.ms(),
         "voice: synthesised"
     );
-    let mut playing = playback.play(&pcm);
+    let mut length_ms = pcm.ms();
+    let mut playing = playback.start(&pcm);
     shared.set_playing(Some(playing.stopper()));
     // A hush between the check above and now would have found nothing to stop.
-    if utterance.cancel.is_cancelled() {
+    if cancel.is_cancelled() {
         playing.stop();
     }
     gate.begin();
-    let played = tokio::select! {
-        played = playing.finished() => played,
-        _ = utterance.cancel.cancelled() => {
-            playing.stop();
-            false
+    let mut rest = Ok(());
+    for piece in pieces {
+        let pcm = match engine.synthesize(piece, cancel).await {
+            Ok(pcm) => pcm,
+            Err(error) => {
+                rest = Err(error);
+                break;
+            }
+        };
+        length_ms += pcm.ms();
+        if !playing.append(&pcm) {
+            rest = Err(VoiceError::Cancelled);
+            break;
         }
+    }
+    // What was synthesised plays to its end, also when a later sentence failed.
+    let played = match rest {
+        Err(VoiceError::Cancelled) => false,
+        _ => tokio::select! {
+            played = playing.finished() => played,
+            _ = cancel.cancelled() => false,
+        },
     };
+    if !played {
+        playing.stop();
+    }
     shared.set_playing(None);
     gate.end(Instant::now());
-    if played {
-        let _ = events.send(Event::Voice {
-            text: utterance.text.clone(),
-            ms: pcm.ms(),
-        });
+    if let Some(first) = playing.first_sample() {
+        // The timeline of one utterance, for measuring (tests/daemon_measure.rs).
+        tracing::info!(
+            at = %humantime::format_rfc3339_micros(first),
+            said_ms = ms_between(utterance.said, first),
+            queued_ms = ms_between(utterance.said, started),
+            synth_ms = ms_between(started, synthesised),
+            device_ms = ms_between(synthesised, first),
+            "voice: first sample to the output"
+        );
     }
-    Ok(())
+    match rest {
+        Ok(()) if played => {
+            let _ = events.send(Event::Voice {
+                text: utterance.text.clone(),
+                ms: length_ms,
+            });
+            Ok(())
+        }
+        Ok(()) | Err(VoiceError::Cancelled) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+/// Words that end with a period without ending a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "approx", "no",
+];
+
+/// Closing quotes and brackets that stay with the sentence before them.
+const CLOSERS: &[char] = &['"', '\'', '\u{201d}', '\u{2019}', ')', ']'];
+
+/// `text` cut after each sentence's final `.`, `!` or `?` (with its closing
+/// quotes or brackets) where a space follows; not after an abbreviation such
+/// as "Dr." or an initial. Each piece trimmed; no empty ones.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if !matches!(c, '.' | '!' | '?') {
+            i += 1;
+            continue;
+        }
+        // The run of terminators and closers: "?!", "...", ".\"", ".)".
+        let mut j = i + 1;
+        while j < chars.len()
+            && (matches!(chars[j].1, '.' | '!' | '?') || CLOSERS.contains(&chars[j].1))
+        {
+            j += 1;
+        }
+        let end = chars.get(j).map_or(text.len(), |(k, _)| *k);
+        let spaced = chars.get(j).is_none_or(|(_, c)| c.is_whitespace());
+        let word = text[from..at]
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        let initial = word.chars().count() == 1 && word.chars().all(char::is_uppercase);
+        let abbreviation = c == '.'
+            && j == i + 1
+            && (initial || ABBREVIATIONS.contains(&word.to_lowercase().as_str()));
+        if spaced && !abbreviation {
+            let piece = text[from..end].trim();
+            if !piece.is_empty() {
+                pieces.push(piece);
+            }
+            from = end;
+        }
+        i = j;
+    }
+    let piece = text[from..].trim();
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
+}
+
+/// Milliseconds from `a` to `b` (0 when `b` is earlier), with a fraction.
+fn ms_between(a: SystemTime, b: SystemTime) -> f64 {
+    b.duration_since(a)
+        .map_or(0.0, |d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentences;
+
+    #[test]
+    fn an_utterance_is_cut_into_its_sentences() {
+        assert_eq!(
+            sentences("Daniel is busy. I will hand you the red glass!  Is that fine?"),
+            vec![
+                "Daniel is busy.",
+                "I will hand you the red glass!",
+                "Is that fine?"
+            ]
+        );
+        assert_eq!(
+            sentences("You asked me, so I will hand you the red glass."),
+            vec!["You asked me, so I will hand you the red glass."]
+        );
+        assert_eq!(sentences("440 300"), vec!["440 300"]);
+        assert!(sentences("  ").is_empty());
+    }
+
+    #[test]
+    fn abbreviations_numbers_and_quotes_stay_inside_their_sentence() {
+        assert_eq!(
+            sentences("Dr. Smith is 0.25 m away, e.g. too far. He said \"wait!\" Then he left..."),
+            vec![
+                "Dr. Smith is 0.25 m away, e.g. too far.",
+                "He said \"wait!\"",
+                "Then he left..."
+            ]
+        );
+        assert_eq!(
+            sentences("J. S. Bach wrote it?! Yes.\nNow."),
+            vec!["J. S. Bach wrote it?!", "Yes.", "Now."]
+        );
+    }
 }

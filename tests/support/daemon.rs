@@ -20,6 +20,8 @@ pub struct Daemon {
     pub state_dir: PathBuf,
     /// Lines it printed on stderr after the start-up line.
     pub stderr: mpsc::Receiver<String>,
+    /// Lines it printed on stderr before the start-up line, and that line.
+    pub startup: Vec<String>,
 }
 
 /// How long a test waits for something the daemon should do soon.
@@ -69,10 +71,12 @@ impl Daemon {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(120);
+        let mut startup = Vec::new();
         let base = loop {
             let line = rx
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                 .unwrap_or_else(|_| panic!("the daemon printed no address"));
+            startup.push(line.clone());
             if let Some(at) = line.find("http://") {
                 let url = line[at..].split_whitespace().next().unwrap_or("");
                 break url.trim_end_matches('/').to_string();
@@ -87,6 +91,7 @@ impl Daemon {
             base,
             state_dir: state_dir.to_path_buf(),
             stderr: rx,
+            startup,
         }
     }
 

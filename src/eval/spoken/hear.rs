@@ -2,7 +2,9 @@
 //! through the real front end; the result replaces the typed turn.
 
 use glam::Vec3;
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
 use serde::Serialize;
 
 use super::score::{names_heard, score_words, word_errors, HearingScore};
@@ -31,12 +33,23 @@ pub struct HeardTurn {
     pub listener: String,
     /// Utterances the VAD found.
     pub utterances: usize,
+    /// Each utterance as the brain gets it, one turn each: its text and listener.
+    pub parts: Vec<HeardPart>,
     /// Lowest recogniser confidence of its utterances.
     pub confidence: f32,
     /// End of speech to turn (recognition), the slowest utterance, ms.
     pub turn_ms: f64,
     /// The figures against the script.
     pub score: HearingScore,
+}
+
+/// One utterance of a spoken turn, as a turn of its own (as the daemon takes it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HeardPart {
+    /// What the recogniser heard.
+    pub text: String,
+    /// Whom it was said to.
+    pub listener: String,
 }
 
 /// Every turn of `episodes` spoken and heard, on `jobs` threads; `done` is told
@@ -62,34 +75,43 @@ pub fn hear_episodes(
         options,
         talk: &talk,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+    // One runtime for every voice: a speech engine's worker process lives on
+    // the runtime that started it, so per-thread runtimes would strand it.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
         .build()
-        .map_err(|e| SpokenError::Setup(format!("cannot start threads: {e}")))?;
-    pool.install(|| {
-        episodes
-            .par_iter()
-            .map_init(
-                || {
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build();
-                    (Recognizer::new(&options.audio.asr), runtime)
-                },
-                |(recognizer, runtime), episode| {
-                    let recognizer = recognizer
-                        .as_mut()
-                        .map_err(|e| SpokenError::Setup(e.to_string()))?;
-                    let runtime = runtime
-                        .as_ref()
-                        .map_err(|e| SpokenError::Setup(e.to_string()))?;
-                    let heard = ctx.episode(episode, recognizer, runtime);
+        .map_err(|e| SpokenError::Setup(format!("cannot start the voice runtime: {e}")))?;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Episode, SpokenError>>>> =
+        Mutex::new(episodes.iter().map(|_| None).collect());
+    // One recogniser (one loaded model) per thread; episodes taken in turn.
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, episodes.len().max(1)) {
+            scope.spawn(|| {
+                let mut recognizer = Recognizer::new(&options.audio.asr);
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(episode) = episodes.get(index) else {
+                        break;
+                    };
+                    let heard = match recognizer.as_mut() {
+                        Ok(r) => ctx.episode(episode, r, &runtime),
+                        Err(e) => Err(SpokenError::Setup(e.to_string())),
+                    };
                     done();
-                    heard
-                },
-            )
-            .collect()
-    })
+                    if let Ok(mut slots) = results.lock() {
+                        slots[index] = Some(heard);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(SpokenError::Setup("an episode was not heard".into()))))
+        .collect()
 }
 
 struct Hearing<'a> {
@@ -214,19 +236,29 @@ impl Hearing<'_> {
             listener::vocative(&script.text, &script.speaker, participants).is_some();
         // A named listener must be heard; otherwise the script's listener stands
         // for what head poses tell at a real table (audio carries no gaze).
-        let listener = match listener::vocative(&text, &speaker, participants) {
-            Some(p) => p.name.clone(),
-            None if scripted_vocative => turns
-                .first()
-                .map_or_else(|| listener::ALL.to_string(), |t| t.listener.clone()),
-            None => script.listener.clone(),
-        };
+        let listener_of =
+            |t: &crate::frontend::Turn| match listener::vocative(&t.text, &speaker, participants) {
+                Some(p) => p.name.clone(),
+                None if scripted_vocative => t.listener.clone(),
+                None => script.listener.clone(),
+            };
+        let parts: Vec<HeardPart> = turns
+            .iter()
+            .map(|t| HeardPart {
+                text: t.text.clone(),
+                listener: listener_of(t),
+            })
+            .collect();
+        let listener = parts
+            .first()
+            .map_or_else(|| listener::ALL.to_string(), |p| p.listener.clone());
         Ok(HeardTurn {
             heard: !turns.is_empty(),
             text,
             speaker,
             listener,
             utterances: turns.len(),
+            parts,
             confidence: turns.iter().map(|t| t.confidence).fold(1.0, f32::min),
             turn_ms: stats.max_turn_latency.as_secs_f64() * 1000.0,
             score: HearingScore::default(),

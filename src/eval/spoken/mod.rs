@@ -12,7 +12,7 @@ pub mod voices;
 use std::path::PathBuf;
 
 pub use cache::AudioCache;
-pub use hear::{hear_episodes, HeardTurn};
+pub use hear::{hear_episodes, HeardPart, HeardTurn};
 pub use room::Room;
 pub use score::HearingScore;
 pub use summary::SpokenSummary;
