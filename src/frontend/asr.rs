@@ -143,7 +143,14 @@ impl Recognizer {
         };
         let prompt = initial_prompt(names, things);
 
-        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        let strategy = match self.settings.beam_size {
+            0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
+            beams => SamplingStrategy::BeamSearch {
+                beam_size: beams.min(8) as i32,
+                patience: -1.0,
+            },
+        };
+        let mut params = FullParams::new(strategy);
         params.set_n_threads(self.settings.threads.max(1) as i32);
         let language = self.settings.language.replace('\0', "");
         params.set_language(Some(&language));
@@ -161,6 +168,8 @@ impl Recognizer {
         params.set_temperature(0.0);
         params.set_temperature_inc(0.0);
         params.set_no_speech_thold(self.settings.no_speech_threshold);
+        // Token times tell which sentence was said when, for the level of each.
+        params.set_token_timestamps(self.settings.quieter_talker_db > 0.0);
         params.set_max_tokens((seconds * MAX_TOKENS_PER_SECOND).ceil() as i32 + 8);
         if let Some(p) = &prompt {
             params.set_initial_prompt(p);
@@ -170,7 +179,7 @@ impl Recognizer {
             .map_err(|e| FrontendError::Recognition(e.to_string()))?;
 
         let eot = self.ctx.token_eot();
-        let mut text = String::new();
+        let mut sentences: Vec<Sentence> = vec![Sentence::default()];
         let mut probs = Vec::new();
         let mut no_speech: f32 = 0.0;
         let n = self.state.full_n_segments();
@@ -179,18 +188,25 @@ impl Recognizer {
                 continue;
             };
             no_speech = no_speech.max(seg.no_speech_probability());
-            if let Ok(s) = seg.to_str_lossy() {
-                text.push_str(&s);
-            }
             for t in 0..seg.n_tokens() {
-                if let Some(tok) = seg.get_token(t) {
-                    // Special tokens (timestamps, end of text) say nothing about the words.
-                    if tok.token_id() < eot {
-                        probs.push(tok.token_probability());
+                let Some(tok) = seg.get_token(t) else {
+                    continue;
+                };
+                // Special tokens (timestamps, end of text) say nothing about the words.
+                if tok.token_id() >= eot {
+                    continue;
+                }
+                probs.push(tok.token_probability());
+                let data = tok.token_data();
+                if let (Ok(bytes), Some(current)) = (tok.to_bytes(), sentences.last_mut()) {
+                    current.add(bytes, data.t0, data.t1);
+                    if current.ends() {
+                        sentences.push(Sentence::default());
                     }
                 }
             }
         }
+        let text = self.without_quieter_talkers(&sentences, &audio);
         tracing::debug!(raw = %text, "whisper's text");
         let text = collapse_phrase_loops(&collapse_repeats(text.trim()));
         let confidence = if probs.is_empty() {
@@ -209,6 +225,25 @@ impl Recognizer {
         })
     }
 
+    /// The sentences said at the level of the loudest one: a sentence more than
+    /// `quieter_talker_db` below it is another person talking under the speaker.
+    fn without_quieter_talkers(&self, sentences: &[Sentence], audio: &[f32]) -> String {
+        let spoken: Vec<&Sentence> = sentences.iter().filter(|s| !s.bytes.is_empty()).collect();
+        let levels: Vec<f32> = spoken.iter().map(|s| s.level(audio)).collect();
+        let loudest = levels.iter().fold(0.0f32, |m, l| m.max(*l));
+        let floor = loudest * 10f32.powf(-self.settings.quieter_talker_db / 20.0);
+        let mut text = String::new();
+        for (sentence, level) in spoken.iter().zip(&levels) {
+            let words = String::from_utf8_lossy(&sentence.bytes);
+            if self.settings.quieter_talker_db > 0.0 && spoken.len() > 1 && *level < floor {
+                tracing::info!(sentence = %words.trim(), "left out: quieter than the speaker, another person talking");
+                continue;
+            }
+            text.push_str(&words);
+        }
+        text
+    }
+
     fn judge(&self, text: &str, confidence: f32, no_speech: f32) -> Option<String> {
         let words = text.chars().filter(|c| c.is_alphanumeric()).count();
         if words == 0 {
@@ -224,6 +259,43 @@ impl Recognizer {
             return Some(format!("low confidence {confidence:.2}"));
         }
         None
+    }
+}
+
+/// One sentence of whisper's tokens, with its time in the audio (10 ms units).
+#[derive(Debug, Default)]
+struct Sentence {
+    bytes: Vec<u8>,
+    t0: Option<i64>,
+    t1: i64,
+}
+
+impl Sentence {
+    fn add(&mut self, bytes: &[u8], t0: i64, t1: i64) {
+        self.bytes.extend_from_slice(bytes);
+        if self.t0.is_none() && !bytes.iter().all(u8::is_ascii_whitespace) {
+            self.t0 = Some(t0);
+        }
+        self.t1 = self.t1.max(t1);
+    }
+
+    fn ends(&self) -> bool {
+        self.bytes
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| matches!(b, b'.' | b'?' | b'!'))
+    }
+
+    /// RMS of the audio during the sentence.
+    fn level(&self, audio: &[f32]) -> f32 {
+        let at = |t: i64| ((t.max(0) as usize) * VAD_RATE as usize / 100).min(audio.len());
+        let (from, to) = (at(self.t0.unwrap_or(0)), at(self.t1));
+        let part = &audio[from.min(to)..to];
+        if part.is_empty() {
+            return 0.0;
+        }
+        (part.iter().map(|x| x * x).sum::<f32>() / part.len() as f32).sqrt()
     }
 }
 
@@ -285,7 +357,7 @@ pub fn collapse_phrase_loops(text: &str) -> String {
     let mut kept: Vec<usize> = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
-        let repeated = (1..=8).rev().find_map(|n| {
+        let repeated = (1..=8).find_map(|n| {
             let times = if n >= 3 { 2 } else { 3 };
             let run = |k: usize| keys.get(i + k * n..i + (k + 1) * n);
             let first = run(0)?;
@@ -360,6 +432,24 @@ mod tests {
     use super::collapse_repeats;
 
     #[test]
+    fn sentences_know_their_end_and_their_level() {
+        use super::Sentence;
+        let mut s = Sentence::default();
+        s.add(b" Pass", 10, 30);
+        s.add(b" the salt.", 30, 100);
+        assert!(s.ends());
+        assert_eq!((s.t0, s.t1), (Some(10), 100));
+        // 0.1..1.0 s loud, the rest quiet.
+        let mut audio = vec![0.01f32; 32_000];
+        audio[1_600..16_000].iter_mut().for_each(|x| *x = 0.5);
+        assert!((s.level(&audio) - 0.5).abs() < 1e-3);
+        let mut late = Sentence::default();
+        late.add(b" I would rather have the coke.", 120, 190);
+        assert!(late.level(&audio) < 0.02);
+        assert_eq!(Sentence::default().level(&audio), 0.0);
+    }
+
+    #[test]
     fn phrase_loops_are_cut_to_one_phrase() {
         use super::collapse_phrase_loops as c;
         assert_eq!(
@@ -381,6 +471,19 @@ mod tests {
             "and the coffee pot"
         );
         assert_eq!(c("the cup, the cup, the cup, please"), "the cup, please");
+        assert_eq!(
+            c("Thove a large cup with coffee, coffee, coffee, coffee,"),
+            "Thove a large cup with coffee,"
+        );
+        assert_eq!(c("and handed over, and handed over,"), "and handed over,");
+        assert_eq!(
+            c("Thove a large cup with coffee, coffee, coffee, coffee, coffee, coffee, coffee, coffee"),
+            "Thove a large cup with coffee,"
+        );
+        assert_eq!(
+            c("Then handed over to me, then handed over to me, then handed over to me, then"),
+            "Then handed over to me,"
+        );
         assert_eq!(c("the red glass"), "the red glass");
         assert_eq!(c(""), "");
     }

@@ -72,6 +72,11 @@ pub struct AsrSettings {
     pub prompt_vocabulary: bool,
     /// Put a name misheard at the start of an utterance right ("then you'll," → Daniel).
     pub restore_vocative: bool,
+    /// Beams of whisper's beam search (at most 8); 1 decodes greedily.
+    pub beam_size: u32,
+    /// A sentence of an utterance this many dB below its loudest sentence is
+    /// another person talking under the speaker and left out; 0 keeps all.
+    pub quieter_talker_db: f32,
 }
 
 impl Default for AudioSettings {
@@ -115,6 +120,8 @@ impl Default for AsrSettings {
             prompt_names: true,
             prompt_vocabulary: true,
             restore_vocative: true,
+            beam_size: 1,
+            quieter_talker_db: 8.0,
         }
     }
 }

@@ -156,9 +156,8 @@ pub struct Grammar {
     pub sentences: Vec<Sentence>,
     /// What asks something of memory.
     pub memory: super::memory::MemoryPhrases,
-    /// The words of the rules named `*_verb` (give, pass, pour ...): what a
-    /// misheard verb is put right toward.
-    pub verbs: BTreeSet<String>,
+    /// The literal words of each shared rule (`give_verb`: give, pass ...).
+    pub rule_words: BTreeMap<String, BTreeSet<String>>,
     /// Where it came from.
     pub path: PathBuf,
 }
@@ -286,13 +285,13 @@ impl Grammar {
             rules: &file.rules,
             slots: &known_slot,
         };
-        let mut verbs = BTreeSet::new();
+        let mut rule_words = BTreeMap::new();
         for (name, body) in &file.rules {
             let elements = template::compile(body, &names)
                 .map_err(|e| invalid(body, format!("rule <{name}>"), e.to_string()))?;
-            if name.ends_with("_verb") {
-                template::literal_words(&elements, &mut verbs);
-            }
+            let mut words = BTreeSet::new();
+            template::literal_words(&elements, &mut words);
+            rule_words.insert(name.clone(), words);
         }
         let mut sentences = Vec::new();
         for intent in &file.intents {
@@ -323,9 +322,20 @@ impl Grammar {
             filters: file.filters,
             sentences,
             memory: file.memory,
-            verbs,
+            rule_words,
             path: path.to_path_buf(),
         })
+    }
+}
+
+impl Grammar {
+    /// The words of the rules whose names pass `wanted`, together.
+    pub fn words_of_rules(&self, wanted: impl Fn(&str) -> bool) -> BTreeSet<String> {
+        self.rule_words
+            .iter()
+            .filter(|(name, _)| wanted(name))
+            .flat_map(|(_, words)| words.iter().cloned())
+            .collect()
     }
 }
 
