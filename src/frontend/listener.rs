@@ -217,8 +217,8 @@ mod tests {
             Some("robot, what is there to drink?")
         );
         assert_eq!(
-            restore_vocative("Then you'll can you get me the coffee pot.", &t).as_deref(),
-            Some("Daniel, can you get me the coffee pot.")
+            restore_vocative("Phelix can you get me the coffee pot.", &t).as_deref(),
+            Some("Felix, can you get me the coffee pot.")
         );
     }
 

@@ -69,6 +69,8 @@ pub struct AsrSettings {
     /// Give the participants' names as the initial prompt.
     pub prompt_names: bool,
     /// Give the table's things (objects, contents, kinds) in the initial prompt too.
+    /// Off by default: measured, whisper then writes the prompt's words where
+    /// they were not said ("the carafe" for "the cow's"), and the robot acted on them.
     pub prompt_vocabulary: bool,
     /// Put a name misheard at the start of an utterance right ("then you'll," → Daniel).
     pub restore_vocative: bool,
@@ -118,7 +120,7 @@ impl Default for AsrSettings {
             no_speech_threshold: 0.6,
             min_confidence: 0.35,
             prompt_names: true,
-            prompt_vocabulary: true,
+            prompt_vocabulary: false,
             restore_vocative: true,
             beam_size: 1,
             quieter_talker_db: 8.0,

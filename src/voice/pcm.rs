@@ -14,6 +14,9 @@ pub struct Pcm {
     pub rate: u32,
 }
 
+/// Level below which a sample counts as silence: -40 dBFS.
+pub const SILENCE: f32 = 0.01;
+
 impl Pcm {
     /// Length in milliseconds.
     pub fn ms(&self) -> u64 {
@@ -32,6 +35,19 @@ impl Pcm {
             samples: downmix(values, channels),
             rate,
         }
+    }
+}
+
+impl Pcm {
+    /// The same speech starting `keep_ms` before its first sample louder than
+    /// [`SILENCE`] (the silence a synthesiser puts before the first word is only
+    /// delay); unchanged when it is silent throughout or starts sooner.
+    pub fn without_leading_silence(mut self, keep_ms: u32) -> Pcm {
+        if let Some(loud) = self.samples.iter().position(|v| v.abs() >= SILENCE) {
+            let keep = (u64::from(self.rate) * u64::from(keep_ms) / 1000) as usize;
+            self.samples.drain(..loud.saturating_sub(keep));
+        }
+        self
     }
 }
 
@@ -164,6 +180,32 @@ mod tests {
         let pcm = decode_wav(&wav(22_050, 1, &[0, 16384, -16384, 32767], true)).expect("wav");
         assert_eq!(pcm.rate, 22_050);
         assert_eq!(pcm.samples, vec![0.0, 0.5, -0.5, 32767.0 / 32768.0]);
+    }
+
+    #[test]
+    fn leading_silence_is_cut_but_for_what_is_kept() {
+        let mut samples = vec![0.0; 1000];
+        samples.extend([0.005, -0.5, 0.25, 0.0]);
+        let pcm = Pcm {
+            samples,
+            rate: 10_000,
+        };
+        // 10 ms at 10 kHz: 100 samples kept before the first loud one (0.005 is silence).
+        let cut = pcm.clone().without_leading_silence(10);
+        assert_eq!(cut.samples.len(), 100 + 3);
+        assert_eq!(cut.samples[99], 0.005);
+        assert_eq!(cut.samples[100], -0.5);
+        // Sooner than that, or silent throughout: unchanged.
+        let short = Pcm {
+            samples: vec![0.0, 0.5],
+            rate: 10_000,
+        };
+        assert_eq!(short.clone().without_leading_silence(10), short);
+        let quiet = Pcm {
+            samples: vec![0.001; 50],
+            rate: 10_000,
+        };
+        assert_eq!(quiet.clone().without_leading_silence(10), quiet);
     }
 
     #[test]

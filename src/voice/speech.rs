@@ -284,7 +284,10 @@ async fn speak_queue(
     }
 }
 
-/// Synthesises and plays one utterance, sentence by sentence: the first one
+/// What is kept of the silence before an utterance's first word, in ms.
+const LEAD_IN_MS: u32 = 10;
+
+/// Synthesises and plays one utterance piece by piece ([`pieces`]): the first
 /// plays as soon as it is synthesised, and each later one is synthesised while
 /// the ones before it play. `Ok` also when it was hushed.
 async fn speak_one(
@@ -296,7 +299,7 @@ async fn speak_one(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<(), VoiceError> {
     let cancel = &utterance.cancel;
-    let mut pieces = sentences(&utterance.text).into_iter();
+    let mut pieces = pieces(&utterance.text).into_iter();
     let Some(first) = pieces.next() else {
         return Ok(());
     };
@@ -312,6 +315,8 @@ async fn speak_one(
         return Ok(());
     }
     let synthesised = SystemTime::now();
+    // Piper begins with ~50 ms of silence; the pauses between pieces are kept.
+    let pcm = pcm.without_leading_silence(LEAD_IN_MS);
     tracing::debug!(
         synth_ms = ms_between(started, synthesised),
         audio_ms = pcm.ms(),
@@ -355,8 +360,10 @@ async fn speak_one(
     gate.end(Instant::now());
     if let Some(first) = playing.first_sample() {
         // The timeline of one utterance, for measuring (tests/daemon_measure.rs).
+        let audible = playing.first_audible().unwrap_or(first);
         tracing::info!(
             at = %humantime::format_rfc3339_micros(first),
+            audible_at = %humantime::format_rfc3339_micros(audible),
             said_ms = ms_between(utterance.said, first),
             queued_ms = ms_between(utterance.said, started),
             synth_ms = ms_between(started, synthesised),
@@ -375,6 +382,34 @@ async fn speak_one(
         Ok(()) | Err(VoiceError::Cancelled) => Ok(()),
         Err(error) => Err(error),
     }
+}
+
+/// The pieces an utterance is synthesised in: its sentences, the first one cut
+/// after its first clause ("You asked me," + "so I will hand you the red
+/// glass.") when at least three words follow. Speech starts once the first
+/// piece is synthesised, so a short first piece is heard soonest; the pause at
+/// the cut is the comma's own (Piper: ~0.24 s cut, ~0.28 s whole).
+pub fn pieces(text: &str) -> Vec<&str> {
+    let mut pieces = sentences(text);
+    if let Some(first) = pieces.first().copied() {
+        if let Some((head, tail)) = first_clause(first) {
+            pieces.splice(0..1, [head, tail]);
+        }
+    }
+    pieces
+}
+
+/// `sentence` cut after its first `,`, `;` or `:` that a space follows, when
+/// at least three words come after it.
+fn first_clause(sentence: &str) -> Option<(&str, &str)> {
+    let (at, mark) = sentence.char_indices().find(|&(i, c)| {
+        matches!(c, ',' | ';' | ':')
+            && sentence[i + c.len_utf8()..].starts_with(char::is_whitespace)
+    })?;
+    let (head, tail) = sentence.split_at(at + mark.len_utf8());
+    let (head, tail) = (head.trim(), tail.trim());
+    (head.chars().any(char::is_alphanumeric) && tail.split_whitespace().count() >= 3)
+        .then_some((head, tail))
 }
 
 /// Words that end with a period without ending a sentence.
@@ -440,7 +475,30 @@ fn ms_between(a: SystemTime, b: SystemTime) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::sentences;
+    use super::{pieces, sentences};
+
+    #[test]
+    fn the_first_sentence_is_cut_after_its_first_clause() {
+        assert_eq!(
+            pieces("You asked me, so I will hand you the red glass. Daniel is busy, sorry."),
+            vec![
+                "You asked me,",
+                "so I will hand you the red glass.",
+                "Daniel is busy, sorry."
+            ]
+        );
+        assert_eq!(
+            pieces("Felix, I will hand you the red glass."),
+            vec!["Felix,", "I will hand you the red glass."]
+        );
+        // Too little after the comma, or no space after it: one piece.
+        assert_eq!(pieces("Thank you, Felix."), vec!["Thank you, Felix."]);
+        assert_eq!(
+            pieces("It weighs 1,500 grams in all."),
+            vec!["It weighs 1,500 grams in all."]
+        );
+        assert_eq!(pieces("440 300"), vec!["440 300"]);
+    }
 
     #[test]
     fn an_utterance_is_cut_into_its_sentences() {
