@@ -7,9 +7,14 @@
 //! Prints: end of speech -> listening cue and -> turn (front end on a WAV played
 //! in real time through the real VAD and whisper); turn accepted -> first
 //! `speech` event with the rules brain; end of a person's speech -> the robot's
-//! first sample handed to the output device, through the whole daemon (WAV
-//! microphone, rules brain, Piper and espeak-ng on a private PulseAudio); idle
-//! CPU of a listening daemon over 60 s; resident memory.
+//! first audible sample handed to the output device, through the whole daemon
+//! (WAV microphone, rules brain, Piper and espeak-ng on a private PulseAudio),
+//! stage by stage; idle CPU of a listening daemon over 60 s; resident memory.
+//! The whole-daemon one alone (about 4 minutes):
+//!
+//! ```sh
+//! cargo test --release --test daemon_measure first_audible -- --ignored --nocapture
+//! ```
 
 mod speech_support;
 mod support;
