@@ -248,14 +248,15 @@ fn hear(
         audio,
         voice_settings: settings.voice.clone(),
     };
-    let describe = VoiceCast::new(options.voice.as_deref(), &options.voice_settings)?.describe();
+    let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings)?;
+    let describe = cast.describe();
     let terminal = std::io::stderr().is_terminal();
     let bar = (terminal || args.progress).then(|| ProgressBar::new(episodes.len(), terminal));
     eprintln!(
         "speaking and hearing {} episodes ({describe}; room {room})",
         episodes.len()
     );
-    let heard = hear_episodes(episodes, &options, jobs, &|| {
+    let heard = hear_episodes(episodes, &cast, &options, jobs, &|| {
         if let Some(bar) = &bar {
             bar.episode_done(&[]);
         }

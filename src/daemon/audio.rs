@@ -122,7 +122,9 @@ impl Microphone {
         let participants = participants_from_scene_file(scene_file, settings.array_offset)
             .map_err(|e| e.to_string())?;
         let mut recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
-        recognizer.set_vocabulary(&table_things(scene_file));
+        if settings.asr.prompt_vocabulary {
+            recognizer.set_vocabulary(&table_things(scene_file));
+        }
         let (mut source, description): (Box<dyn AudioSource + Send>, String) = match source {
             MicSource::Device(name) => {
                 let device = CpalSource::open_array(

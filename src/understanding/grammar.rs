@@ -158,6 +158,8 @@ pub struct Grammar {
     pub memory: super::memory::MemoryPhrases,
     /// The literal words of each shared rule (`give_verb`: give, pass ...).
     pub rule_words: BTreeMap<String, BTreeSet<String>>,
+    /// Every literal word of the templates and the lists, in lower case.
+    pub words: BTreeSet<String>,
     /// Where it came from.
     pub path: PathBuf,
 }
@@ -265,7 +267,7 @@ impl Grammar {
                 ));
             }
         }
-        let lists = file
+        let lists: BTreeMap<String, Vec<(String, Vec<String>)>> = file
             .lists
             .iter()
             .map(|(name, values)| {
@@ -315,6 +317,15 @@ impl Grammar {
                 });
             }
         }
+        let mut words = BTreeSet::new();
+        for sentence in &sentences {
+            template::literal_words(&sentence.elements, &mut words);
+        }
+        for phrases in lists.values() {
+            for (_, phrase) in phrases {
+                words.extend(phrase.iter().map(|w| w.to_lowercase()));
+            }
+        }
         Ok(Self {
             normalize: file.normalize,
             slots,
@@ -323,6 +334,7 @@ impl Grammar {
             sentences,
             memory: file.memory,
             rule_words,
+            words,
             path: path.to_path_buf(),
         })
     }

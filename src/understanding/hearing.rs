@@ -10,7 +10,6 @@ use serde::Serialize;
 
 use super::grammar::Grammar;
 use super::reading::{Act, Reading};
-use super::template::literal_words;
 use super::{Understanding, Utterance};
 use crate::phonetic::similarity;
 use crate::twin::vocabulary::{table_words, TableWord, WordRole};
@@ -236,16 +235,8 @@ impl Words {
 
 /// Every word a template or list of the sentences has, and the table's words.
 fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
-    let mut known = BTreeSet::new();
-    for sentence in &grammar.sentences {
-        literal_words(&sentence.elements, &mut known);
-    }
-    for phrases in grammar.lists.values() {
-        for (_, words) in phrases {
-            known.extend(words.iter().map(|w| w.to_lowercase()));
-        }
-    }
     let verbs = grammar.words_of_rules(|name| name.ends_with("_verb"));
+    let mut known = grammar.words.clone();
     known.extend(verbs.iter().cloned());
     known.extend(vocabulary.iter().map(|t| t.word.clone()));
     // What may come before a request's verb: "can you", "could you please" ...

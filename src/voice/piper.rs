@@ -425,15 +425,9 @@ impl StderrTail {
 /// Reads one JSON header line; `Ok(None)` when the worker closed its stdout.
 /// The error is a phrase for "…returned audio that {error}".
 async fn read_header(r: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<Value>, String> {
-    let mut line = Vec::new();
-    let n = (&mut *r)
-        .take(MAX_HEADER)
-        .read_until(b'\n', &mut line)
-        .await
-        .map_err(|e| format!("broke off: {e}"))?;
-    if n == 0 {
+    let Some(line) = super::wyoming::read_header_line(r, MAX_HEADER).await? else {
         return Ok(None);
-    }
+    };
     serde_json::from_slice(&line).map(Some).map_err(|_| {
         format!(
             "came in a line that is not the worker's JSON header: {:?}",

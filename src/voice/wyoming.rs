@@ -60,20 +60,29 @@ pub async fn write_event(
     w.flush().await
 }
 
+/// One header line of at most `max` bytes; `Ok(None)` when the peer closed
+/// between messages. The error is a phrase for "…returned audio that {error}".
+pub(super) async fn read_header_line(
+    r: &mut (impl AsyncBufRead + Unpin),
+    max: u64,
+) -> Result<Option<Vec<u8>>, String> {
+    let mut line = Vec::new();
+    let n = (&mut *r)
+        .take(max)
+        .read_until(b'\n', &mut line)
+        .await
+        .map_err(|e| format!("broke off: {e}"))?;
+    Ok((n > 0).then_some(line))
+}
+
 /// Reads one event; `Ok(None)` when the peer closed the connection between events.
 /// The error is a phrase for "…returned audio that {error}" (or an I/O error's text).
 pub async fn read_event(
     r: &mut (impl AsyncBufRead + Unpin),
 ) -> Result<Option<WyomingEvent>, String> {
-    let mut line = Vec::new();
-    let n = (&mut *r)
-        .take(MAX_HEADER)
-        .read_until(b'\n', &mut line)
-        .await
-        .map_err(|e| format!("broke off: {e}"))?;
-    if n == 0 {
+    let Some(line) = read_header_line(r, MAX_HEADER).await? else {
         return Ok(None);
-    }
+    };
     if line.last() != Some(&b'\n') {
         return Err(format!(
             "came with a header line that is cut off or longer than {MAX_HEADER} bytes"

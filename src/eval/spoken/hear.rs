@@ -56,11 +56,11 @@ pub struct HeardPart {
 /// after each episode. The episodes come back with [`EpisodeTurn::heard`] set.
 pub fn hear_episodes(
     episodes: &[Episode],
+    cast: &VoiceCast,
     options: &SpokenOptions,
     jobs: usize,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Episode>, SpokenError> {
-    let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings)?;
     let cache = AudioCache::new(options.cache.clone());
     // What a second person says under the speaker: other turns of the run.
     let talk: Vec<String> = episodes
@@ -70,7 +70,7 @@ pub fn hear_episodes(
     // Fail once, clearly, before any work: the model and the voice.
     Recognizer::new(&options.audio.asr)?;
     let ctx = Hearing {
-        cast: &cast,
+        cast,
         cache: &cache,
         options,
         talk: &talk,
