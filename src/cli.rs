@@ -113,6 +113,10 @@ pub enum BenchCommand {
         /// Robot description (name under scenes/robots/ or a path) instead of the tables' own.
         #[arg(long)]
         robot: Option<String>,
+        /// Also write each random table as a scene file into DIR (`random_<seed>.toml`),
+        /// to look at a failed case with `attentive tool --scene`.
+        #[arg(long, value_name = "DIR")]
+        write_tables: Option<std::path::PathBuf>,
     },
 }
 

@@ -12,6 +12,9 @@ use attentive::twin::planner_bench::run_world;
 use attentive::twin::Twin;
 use glam::Vec3;
 
+#[path = "support/pairs.rs"]
+mod pairs;
+
 fn robots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/robots")
 }
@@ -245,7 +248,8 @@ fn malformed_urdfs_are_refused_naming_the_file_the_element_and_the_reason() {
                 "<joint name=\"left_tool_centre\" type=\"fixed\"><parent link=\"left_hand\"/><child link=\"left_tcp\"/><origin xyz=\"0 0 0.16\" rpy=\"0 0 0\"/></joint>",
                 "",
             ),
-            "tip_link 'left_tcp' is not a link of the URDF",
+            // The description names it, so the description is blamed, naming the URDF.
+            "arms.left.tip_link 'left_tcp' is not a link of",
         ),
         // A joint names a link that is not there.
         (
@@ -291,7 +295,7 @@ fn malformed_urdfs_are_refused_naming_the_file_the_element_and_the_reason() {
         match load_with_urdf(&urdf, "") {
             Ok(_) => panic!("expected an error with {needle:?}"),
             Err(e) => {
-                assert!(e.contains(".urdf: "), "names the file: {e}");
+                assert!(e.contains(".urdf"), "names the file: {e}");
                 assert!(e.contains(needle), "{e} lacks {needle:?}");
             }
         }
@@ -437,36 +441,10 @@ fn package_meshes_are_found_and_a_missing_package_is_named() {
 /// to both people or is refused in one sentence; most succeed.
 #[test]
 fn the_six_joint_pair_plans_on_the_scene_variants() {
-    let (mut cases, mut ok) = (0, 0);
-    for scene in ["softdrinks_ur5e", "coffee_ur5e", "dinner_ur5e"] {
-        let twin = Twin::load(scene).expect("shipped variant");
-        let robot = twin.robot.as_ref().expect("the UR5e pair loads");
-        assert_eq!(
-            (robot.arm(Side::Left).dof(), robot.arm(Side::Right).dof()),
-            (6, 6)
-        );
-        let results = run_world(0, &twin.world);
-        assert!(results.len() >= 12, "{scene}: only {} cases", results.len());
-        for c in &results {
-            cases += 1;
-            if c.report.ok {
-                ok += 1;
-                assert!(!c.motions.is_empty());
-                for m in &c.motions {
-                    for s in &m.samples {
-                        assert_eq!(s.q.len(), 6);
-                        assert!(robot.arm(m.side).limit_violation(&s.q, 1e-4).is_none());
-                    }
-                }
-            } else {
-                println!(
-                    "{scene} {:?} {} -> {}: {}",
-                    c.action, c.object, c.person, c.report.text
-                );
-                assert!(c.report.text.ends_with('.'), "{}", c.report.text);
-            }
-        }
-    }
+    // A parallel gripper closes across a cup, never along it: on coffee_ur5e the small
+    // cup behind the box is then out of its grasp (2 objects there, 8 cases).
+    let scenes = ["softdrinks_ur5e", "coffee_ur5e", "dinner_ur5e"];
+    let (ok, cases) = pairs::plan_on_variants(&scenes, 6, 8);
     println!("UR5e pair on the scene variants: {ok}/{cases}");
     assert!(ok * 10 >= cases * 9, "{ok}/{cases}");
 }

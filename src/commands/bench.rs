@@ -21,12 +21,14 @@ pub fn run(args: &BenchArgs, json_output: bool) -> anyhow::Result<ExitCode> {
             threads,
             failures,
             ref robot,
+            ref write_tables,
         } => planner(
             tables,
             seed,
             threads,
             failures,
             robot.as_deref(),
+            write_tables.as_deref(),
             json_output,
         ),
     }
@@ -38,6 +40,7 @@ fn planner(
     threads: usize,
     failures: bool,
     robot: Option<&str>,
+    write_tables: Option<&std::path::Path>,
     json_output: bool,
 ) -> anyhow::Result<ExitCode> {
     let kinds = KindCatalog::load_shipped().context("loading scenes/kinds.toml")?;
@@ -54,9 +57,13 @@ fn planner(
         if let Some(robot) = robot {
             world.robot.description = robot.to_string();
         }
+        if let Some(dir) = write_tables {
+            write_table(dir, table, robot)?;
+        }
         // Without a robot model nothing is reachable: say why rather than count 0 cases.
+        // The error names the description or URDF at fault, never the table.
         if let Err(e) = &attentive::twin::Twin::from_world(world.clone()).robot {
-            anyhow::bail!("random table {table}: no robot model: {e}");
+            anyhow::bail!("no robot model: {e}");
         }
         let results = pool.install(|| planner_bench::run_world(table, &world));
         for c in &results {
@@ -117,6 +124,12 @@ fn planner(
             s.planning_ms[1],
             s.planning_ms[2]
         );
+        if s.stayed > 0 {
+            println!(
+                "    {:>4}  done, but stayed away from home (no way back)",
+                s.stayed
+            );
+        }
         let mut reasons: Vec<(&String, &usize)> = s.reasons.iter().collect();
         reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (reason, n) in reasons {
@@ -128,4 +141,16 @@ fn planner(
         all.planning_ms[0], all.planning_ms[1], all.planning_ms[2]
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// One random table as a scene file in `dir`, with the benchmark's robot.
+fn write_table(dir: &std::path::Path, table: u64, robot: Option<&str>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut text = planner_bench::random_table_toml(table);
+    if let Some(robot) = robot {
+        let at = "position = [-0.85, 0.0]\n";
+        text = text.replacen(at, &format!("{at}description = {robot:?}\n"), 1);
+    }
+    let path = dir.join(format!("random_{table}.toml"));
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }

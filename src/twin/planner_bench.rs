@@ -187,6 +187,8 @@ pub struct ActionSummary {
     pub cases: usize,
     /// Cases that succeeded.
     pub succeeded: usize,
+    /// Of those, cases done but ended away from home (no way back was found).
+    pub stayed: usize,
     /// Refusal reasons and how often.
     pub reasons: BTreeMap<String, usize>,
     /// Planning time percentiles (ms): median, 95th, max.
@@ -224,6 +226,7 @@ pub fn summarise(cases: &[CaseResult], action: Option<BenchAction>) -> ActionSum
         times.push(c.planning_ms);
         if c.report.ok {
             s.succeeded += 1;
+            s.stayed += usize::from(c.report.facts["stays"].as_bool() == Some(true));
         } else {
             *s.reasons.entry(reason_key(c)).or_insert(0) += 1;
         }

@@ -10,7 +10,7 @@ use glam::{Vec2, Vec3};
 use serde::Deserialize;
 
 use super::geometry::object_solid;
-use super::kinds::{check_shape, KindCatalog, ShapeTemplate};
+use super::kinds::{check_shape, Kind, KindCatalog, ShapeTemplate};
 use super::world::{
     Body, Hand, Object, ObjectId, Person, PersonId, Placement, RobotPlacement, Table, World,
     TORSO_RADIUS,
@@ -169,10 +169,11 @@ pub fn load_file(path: &Path) -> Result<World, SceneError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let file: SceneFile = toml::from_str(&text).map_err(|error| SceneError::Parse {
+    let mut file: SceneFile = toml::from_str(&text).map_err(|error| SceneError::Parse {
         path: path.to_path_buf(),
         message: error.to_string().trim().replace('\n', " "),
     })?;
+    file.robot.description = description_beside(path, &file.robot.description);
     let kinds_path = match &file.kinds {
         Some(relative) => path.parent().unwrap_or(Path::new(".")).join(relative),
         None => {
@@ -191,6 +192,18 @@ pub fn load_file(path: &Path) -> Result<World, SceneError> {
     })
 }
 
+/// The robot description a scene names, found beside the scene first (as the file
+/// itself, or as `NAME.toml`), then as any other name or path (`paths::resolve`).
+fn description_beside(scene: &Path, spec: &str) -> String {
+    let dir = scene.parent().unwrap_or(Path::new("."));
+    let as_file = dir.join(spec);
+    let as_name = dir.join(format!("{spec}.toml"));
+    [as_file, as_name]
+        .into_iter()
+        .find(|p| p.is_file())
+        .map_or_else(|| spec.to_string(), |p| p.display().to_string())
+}
+
 /// Parses scene TOML text with a given kind catalog (for tests and generators).
 pub fn from_toml_str(text: &str, kinds: &KindCatalog) -> Result<World, SceneError> {
     let path = PathBuf::from("<scene>");
@@ -201,119 +214,159 @@ pub fn from_toml_str(text: &str, kinds: &KindCatalog) -> Result<World, SceneErro
     build(file, kinds).map_err(|problems| SceneError::Invalid { path, problems })
 }
 
-fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
-    let mut problems = Vec::new();
-    let mut problem = |entry: String, reason: String| problems.push(Problem { entry, reason });
+/// What is wrong with a scene so far, and the names already taken.
+#[derive(Default)]
+struct Problems {
+    list: Vec<Problem>,
+    /// Names are unique across people, objects and the robot: grounding uses them.
+    names: BTreeSet<String>,
+}
 
-    let table = Table {
-        size: Vec2::from_array(file.table.size),
-        height: file.table.height,
-    };
-    if !(table.size.min_element() > 0.0 && table.size.max_element() < 10.0) {
-        problem(
-            "table".into(),
-            "size must be two positive lengths in metres".into(),
-        );
-    }
-    if !(0.3..=1.5).contains(&table.height) {
-        problem(
-            "table".into(),
-            format!(
-                "height {} m is not a table height (0.3 to 1.5 m)",
-                table.height
-            ),
-        );
-    }
-
-    // Names are unique across people, objects and the robot: grounding uses them.
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut check_unique = |what: &str, name: &str, problem: &mut dyn FnMut(String, String)| {
-        if name.trim().is_empty() {
-            problem(format!("{what} ''"), "has an empty name".into());
-        } else if !seen.insert(name.to_lowercase()) {
-            problem(
-                format!("{what} '{name}'"),
-                "duplicate name: every person, object and the robot need their own".into(),
-            );
-        }
-    };
-
-    check_unique("robot", &file.robot.name, &mut problem);
-    let robot = RobotPlacement {
-        name: file.robot.name.clone(),
-        position: Vec2::from_array(file.robot.position),
-        yaw: file.robot.yaw_deg.to_radians(),
-        description: file.robot.description.clone(),
-    };
-    if table.distance_to(robot.position) < 0.1 {
-        problem(
-            format!("robot '{}'", robot.name),
-            "stands inside the table".into(),
-        );
-    }
-
-    let mut persons = Vec::new();
-    for entry in &file.person {
-        check_unique("person", &entry.name, &mut problem);
-        let defaults = Body::default();
-        let body = Body {
-            eye_height: entry.eye_height.unwrap_or(defaults.eye_height),
-            shoulder_height: entry.shoulder_height.unwrap_or(defaults.shoulder_height),
-            shoulder_width: entry.shoulder_width.unwrap_or(defaults.shoulder_width),
-            arm_reach: entry.arm_reach.unwrap_or(defaults.arm_reach),
-        };
-        let label = format!("person '{}'", entry.name);
-        if [
-            body.eye_height,
-            body.shoulder_height,
-            body.shoulder_width,
-            body.arm_reach,
-        ]
-        .iter()
-        .any(|v| !(v.is_finite() && *v > 0.0 && *v < 3.0))
-        {
-            problem(
-                label.clone(),
-                "body measures must be positive metres".into(),
-            );
-        }
-        let position = Vec2::from_array(entry.position);
-        if table.distance_to(position) < TORSO_RADIUS {
-            problem(
-                label.clone(),
-                format!(
-                    "sits inside the table at [{}, {}]: a person needs {TORSO_RADIUS} m from the table's edge",
-                    position.x, position.y
-                ),
-            );
-        }
-        persons.push(Person {
-            name: entry.name.clone(),
-            position,
-            yaw: entry.yaw_deg.to_radians(),
-            body,
-            busy_flag: entry.busy,
+impl Problems {
+    fn add(&mut self, entry: impl Into<String>, reason: impl Into<String>) {
+        self.list.push(Problem {
+            entry: entry.into(),
+            reason: reason.into(),
         });
     }
+
+    fn check_unique(&mut self, what: &str, name: &str) {
+        if name.trim().is_empty() {
+            self.add(format!("{what} ''"), "has an empty name");
+        } else if !self.names.insert(name.to_lowercase()) {
+            self.add(
+                format!("{what} '{name}'"),
+                "duplicate name: every person, object and the robot need their own",
+            );
+        }
+    }
+}
+
+fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
+    let mut problems = Problems::default();
+    let table = table_of(&file.table, &mut problems);
+    let robot = robot_of(&file.robot, &table, &mut problems);
+    let persons: Vec<Person> = file
+        .person
+        .iter()
+        .map(|entry| person_of(entry, &table, &mut problems))
+        .collect();
     let person_index: BTreeMap<&str, PersonId> = file
         .person
         .iter()
         .enumerate()
         .map(|(i, p)| (p.name.as_str(), PersonId(i)))
         .collect();
+    let holder_of = holders(&file, &mut problems);
+    let mut objects: Vec<Object> = file
+        .object
+        .iter()
+        .filter_map(|entry| {
+            problems.check_unique("object", &entry.name);
+            let holder = holder_for(entry, &person_index, &holder_of, &mut problems);
+            object_of(entry, kinds, holder, &mut problems)
+        })
+        .collect();
+    assign_hands(&persons, &mut objects, &mut problems);
+    let world = World::from_parts(file.name, table, robot, persons, objects);
+    for p in table_problems(&world) {
+        problems.add(p.entry, p.reason);
+    }
+    if problems.list.is_empty() {
+        Ok(world)
+    } else {
+        Err(problems.list)
+    }
+}
 
-    // Who holds what: from `held_by` on objects and `holding` on people.
+fn table_of(entry: &TableEntry, problems: &mut Problems) -> Table {
+    let table = Table {
+        size: Vec2::from_array(entry.size),
+        height: entry.height,
+    };
+    if !(table.size.min_element() > 0.0 && table.size.max_element() < 10.0) {
+        problems.add("table", "size must be two positive lengths in metres");
+    }
+    if !(0.3..=1.5).contains(&table.height) {
+        problems.add(
+            "table",
+            format!(
+                "height {} m is not a table height (0.3 to 1.5 m)",
+                table.height
+            ),
+        );
+    }
+    table
+}
+
+fn robot_of(entry: &RobotEntry, table: &Table, problems: &mut Problems) -> RobotPlacement {
+    problems.check_unique("robot", &entry.name);
+    let robot = RobotPlacement {
+        name: entry.name.clone(),
+        position: Vec2::from_array(entry.position),
+        yaw: entry.yaw_deg.to_radians(),
+        description: entry.description.clone(),
+    };
+    if table.distance_to(robot.position) < 0.1 {
+        problems.add(format!("robot '{}'", robot.name), "stands inside the table");
+    }
+    robot
+}
+
+fn person_of(entry: &PersonEntry, table: &Table, problems: &mut Problems) -> Person {
+    problems.check_unique("person", &entry.name);
+    let defaults = Body::default();
+    let body = Body {
+        eye_height: entry.eye_height.unwrap_or(defaults.eye_height),
+        shoulder_height: entry.shoulder_height.unwrap_or(defaults.shoulder_height),
+        shoulder_width: entry.shoulder_width.unwrap_or(defaults.shoulder_width),
+        arm_reach: entry.arm_reach.unwrap_or(defaults.arm_reach),
+    };
+    let label = format!("person '{}'", entry.name);
+    let measures = [
+        body.eye_height,
+        body.shoulder_height,
+        body.shoulder_width,
+        body.arm_reach,
+    ];
+    if measures
+        .iter()
+        .any(|v| !(v.is_finite() && *v > 0.0 && *v < 3.0))
+    {
+        problems.add(label.clone(), "body measures must be positive metres");
+    }
+    let position = Vec2::from_array(entry.position);
+    if table.distance_to(position) < TORSO_RADIUS {
+        problems.add(
+            label,
+            format!(
+                "sits inside the table at [{}, {}]: a person needs {TORSO_RADIUS} m from the table's edge",
+                position.x, position.y
+            ),
+        );
+    }
+    Person {
+        name: entry.name.clone(),
+        position,
+        yaw: entry.yaw_deg.to_radians(),
+        body,
+        busy_flag: entry.busy,
+    }
+}
+
+/// Who holds what, from `holding` on people.
+fn holders<'a>(file: &'a SceneFile, problems: &mut Problems) -> BTreeMap<&'a str, PersonId> {
     let mut holder_of: BTreeMap<&str, PersonId> = BTreeMap::new();
     for (i, entry) in file.person.iter().enumerate() {
         for held in &entry.holding {
             if !file.object.iter().any(|o| &o.name == held) {
-                problem(
+                problems.add(
                     format!("person '{}'", entry.name),
                     format!("holds '{held}', which is not an object of this scene"),
                 );
             } else if let Some(previous) = holder_of.insert(held, PersonId(i)) {
                 if previous != PersonId(i) {
-                    problem(
+                    problems.add(
                         format!("object '{held}'"),
                         format!(
                             "is held by both {} and {}",
@@ -324,129 +377,140 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
             }
         }
     }
+    holder_of
+}
 
-    let mut objects = Vec::new();
-    for entry in &file.object {
-        check_unique("object", &entry.name, &mut problem);
-        let label = format!("object '{}'", entry.name);
-        let Some(kind) = kinds.get(&entry.kind) else {
-            problem(
-                label,
-                format!(
-                    "unknown kind '{}' (kinds: {})",
-                    entry.kind,
-                    kinds.names().collect::<Vec<_>>().join(", ")
-                ),
-            );
-            continue;
-        };
-        let mut kind = kind.clone();
-        kind.shape = match kind.shape {
-            ShapeTemplate::Cylinder { radius, height } => {
-                if entry.size.is_some() {
-                    problem(
-                        label.clone(),
-                        "a cylinder takes radius and height, not size".into(),
-                    );
-                }
-                ShapeTemplate::Cylinder {
-                    radius: entry.radius.unwrap_or(radius),
-                    height: entry.height.unwrap_or(height),
-                }
-            }
-            ShapeTemplate::Box { size } => {
-                if entry.radius.is_some() {
-                    problem(label.clone(), "a box takes size, not radius".into());
-                }
-                let mut size = entry.size.map(Vec3::from_array).unwrap_or(size);
-                if let Some(height) = entry.height {
-                    size.z = height;
-                }
-                ShapeTemplate::Box { size }
-            }
-        };
-        if let Err(reason) = check_shape(&kind.shape) {
-            problem(label.clone(), reason);
-        }
-        if let Some(grasp_height) = entry.grasp_height {
-            kind.grasp_height = grasp_height;
-        }
-        kind.grasp_height = kind.grasp_height.min(kind.shape.height());
-        let contains =
-            (!entry.contains.trim().is_empty()).then(|| entry.contains.trim().to_string());
-        if contains.is_some() && !kind.container {
-            problem(
-                label.clone(),
-                format!(
-                    "contains '{}' but a {} is not a container",
-                    entry.contains, kind.name
-                ),
-            );
-        }
-
-        let holder = match (&entry.held_by, holder_of.get(entry.name.as_str())) {
-            (Some(name), listed) => match person_index.get(name.as_str()) {
-                None => {
-                    problem(
-                        label.clone(),
-                        format!("held_by names '{name}', who is not a person of this scene"),
-                    );
-                    None
-                }
-                Some(&id) => {
-                    if listed.is_some_and(|l| *l != id) {
-                        problem(
-                            label.clone(),
-                            format!("held_by '{name}' but listed in another person's holding"),
-                        );
-                    }
-                    Some(id)
-                }
-            },
-            (None, listed) => listed.copied(),
-        };
-        let placement = match (entry.position, holder) {
-            (Some(_), Some(_)) => {
-                problem(
-                    label.clone(),
-                    "has both a position on the table and a holder; give one".into(),
-                );
-                continue;
-            }
-            (None, None) => {
-                problem(
-                    label.clone(),
-                    "needs a position on the table or a holder (held_by)".into(),
-                );
-                continue;
-            }
-            (Some(position), None) => Placement::OnTable {
-                position: Vec2::from_array(position),
-                yaw: entry.yaw_deg.to_radians(),
-            },
-            // Hands are assigned below, once every holder's objects are known.
-            (None, Some(person)) => Placement::HeldBy {
-                person,
-                hand: Hand::Right,
-            },
-        };
-        if matches!(placement, Placement::HeldBy { .. }) && kind.grasps.is_empty() {
-            problem(
-                label.clone(),
-                format!("a {} is too large to hold in one hand", kind.name),
-            );
-        }
-        objects.push(Object {
-            name: entry.name.clone(),
-            kind,
-            placement,
-            contains,
-            properties: entry.properties.iter().map(|p| p.to_lowercase()).collect(),
-            used: false,
-        });
+/// The person holding an object: its `held_by`, agreeing with the people's `holding`.
+fn holder_for(
+    entry: &ObjectEntry,
+    person_index: &BTreeMap<&str, PersonId>,
+    holder_of: &BTreeMap<&str, PersonId>,
+    problems: &mut Problems,
+) -> Option<PersonId> {
+    let label = format!("object '{}'", entry.name);
+    let listed = holder_of.get(entry.name.as_str());
+    let Some(name) = &entry.held_by else {
+        return listed.copied();
+    };
+    let Some(&id) = person_index.get(name.as_str()) else {
+        problems.add(
+            label,
+            format!("held_by names '{name}', who is not a person of this scene"),
+        );
+        return None;
+    };
+    if listed.is_some_and(|l| *l != id) {
+        problems.add(
+            label,
+            format!("held_by '{name}' but listed in another person's holding"),
+        );
     }
+    Some(id)
+}
 
-    // Hands: right first, then left; a third object has no hand.
+/// One object: its kind with the entry's overrides, where it is, what it holds.
+fn object_of(
+    entry: &ObjectEntry,
+    kinds: &KindCatalog,
+    holder: Option<PersonId>,
+    problems: &mut Problems,
+) -> Option<Object> {
+    let label = format!("object '{}'", entry.name);
+    let Some(kind) = kinds.get(&entry.kind) else {
+        problems.add(
+            label,
+            format!(
+                "unknown kind '{}' (kinds: {})",
+                entry.kind,
+                kinds.names().collect::<Vec<_>>().join(", ")
+            ),
+        );
+        return None;
+    };
+    let kind = kind_for(entry, kind.clone(), &label, problems);
+    let contains = (!entry.contains.trim().is_empty()).then(|| entry.contains.trim().to_string());
+    if contains.is_some() && !kind.container {
+        problems.add(
+            label.clone(),
+            format!(
+                "contains '{}' but a {} is not a container",
+                entry.contains, kind.name
+            ),
+        );
+    }
+    let placement = match (entry.position, holder) {
+        (Some(_), Some(_)) => {
+            problems.add(
+                label,
+                "has both a position on the table and a holder; give one",
+            );
+            return None;
+        }
+        (None, None) => {
+            problems.add(label, "needs a position on the table or a holder (held_by)");
+            return None;
+        }
+        (Some(position), None) => Placement::OnTable {
+            position: Vec2::from_array(position),
+            yaw: entry.yaw_deg.to_radians(),
+        },
+        // Hands are assigned later, once every holder's objects are known.
+        (None, Some(person)) => Placement::HeldBy {
+            person,
+            hand: Hand::Right,
+        },
+    };
+    if matches!(placement, Placement::HeldBy { .. }) && kind.grasps.is_empty() {
+        problems.add(
+            label,
+            format!("a {} is too large to hold in one hand", kind.name),
+        );
+    }
+    Some(Object {
+        name: entry.name.clone(),
+        kind,
+        placement,
+        contains,
+        properties: entry.properties.iter().map(|p| p.to_lowercase()).collect(),
+        used: false,
+    })
+}
+
+/// The kind with what the entry overrides (radius, height, size, grasp height).
+fn kind_for(entry: &ObjectEntry, mut kind: Kind, label: &str, problems: &mut Problems) -> Kind {
+    kind.shape = match kind.shape {
+        ShapeTemplate::Cylinder { radius, height } => {
+            if entry.size.is_some() {
+                problems.add(label, "a cylinder takes radius and height, not size");
+            }
+            ShapeTemplate::Cylinder {
+                radius: entry.radius.unwrap_or(radius),
+                height: entry.height.unwrap_or(height),
+            }
+        }
+        ShapeTemplate::Box { size } => {
+            if entry.radius.is_some() {
+                problems.add(label, "a box takes size, not radius");
+            }
+            let mut size = entry.size.map(Vec3::from_array).unwrap_or(size);
+            if let Some(height) = entry.height {
+                size.z = height;
+            }
+            ShapeTemplate::Box { size }
+        }
+    };
+    if let Err(reason) = check_shape(&kind.shape) {
+        problems.add(label, reason);
+    }
+    if let Some(grasp_height) = entry.grasp_height {
+        kind.grasp_height = grasp_height;
+    }
+    kind.grasp_height = kind.grasp_height.min(kind.shape.height());
+    kind
+}
+
+/// Hands: right first, then left; a third object has no hand.
+fn assign_hands(persons: &[Person], objects: &mut [Object], problems: &mut Problems) {
     for (person, holder) in persons.iter().enumerate() {
         let held: Vec<usize> = objects
             .iter()
@@ -455,15 +519,13 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
             .map(|(i, _)| i)
             .collect();
         if held.len() > HANDS_PER_PERSON {
-            problem(
+            let names: Vec<&str> = held.iter().map(|&i| objects[i].name.as_str()).collect();
+            problems.add(
                 format!("person '{}'", holder.name),
                 format!(
                     "holds {} objects ({}) but has only two hands",
                     held.len(),
-                    held.iter()
-                        .map(|&i| objects[i].name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    names.join(", ")
                 ),
             );
         }
@@ -474,16 +536,6 @@ fn build(file: SceneFile, kinds: &KindCatalog) -> Result<World, Vec<Problem>> {
                 hand,
             };
         }
-    }
-
-    let world = World::from_parts(file.name, table, robot, persons, objects);
-    for p in table_problems(&world) {
-        problem(p.entry, p.reason);
-    }
-    if problems.is_empty() {
-        Ok(world)
-    } else {
-        Err(problems)
     }
 }
 

@@ -213,3 +213,15 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
         Elementary::Pose => format!("I cannot return to my home pose: {first}."),
     }
 }
+
+/// After a task that was done: why the arm did not get back home, and that it stays.
+pub fn stays_text(causes: &[Cause]) -> String {
+    let why = match main_obstacle(causes, "") {
+        Some(o) => format!("every way back would hit {o}"),
+        None => causes
+            .first()
+            .map(Cause::clause)
+            .unwrap_or_else(|| "no way back was found".into()),
+    };
+    format!("I could not get back to my home pose ({why}), so I stay where I am.")
+}

@@ -202,20 +202,29 @@ pub fn plan(
         holding: held,
     };
     let t0 = Instant::now();
+    let gets_home = |o: &search::SearchOutcome| o.plan.as_ref().is_ok_and(|p| p.stays.is_none());
     let mut outcome = match preferring(twin.preferred_arm, &steps) {
         Some(steps) => {
             let preferred = search(robot, start.clone(), &steps, BEAM);
-            if preferred.plan.is_ok() {
+            if gets_home(&preferred) {
                 preferred
             } else {
-                search(robot, start.clone(), &steps, BEAM)
+                let any = search(robot, start.clone(), &steps, BEAM);
+                if any.plan.is_err() && preferred.plan.is_ok() {
+                    preferred
+                } else {
+                    any
+                }
             }
         }
         None => search(robot, start.clone(), &steps, BEAM),
     };
-    if outcome.plan.is_err() {
+    // A relay that gets home beats a direct plan that has to stay out.
+    if !gets_home(&outcome) {
         if let Some(relayed) = relay(robot, &start, &request, &outcome) {
-            outcome = relayed;
+            if gets_home(&relayed) || outcome.plan.is_err() {
+                outcome = relayed;
+            }
         }
     }
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
@@ -444,6 +453,10 @@ fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, ActionReport
         _ => None,
     };
     describe_plan(&plan, &mut facts);
+    if let Some(causes) = &plan.stays {
+        facts["stays"] = true.into();
+        facts["home_reasons"] = json!(feedback::count(causes));
+    }
     Ok(Prepared {
         plan,
         facts,
@@ -462,9 +475,14 @@ fn conclude(twin: &Twin, request: ActionRequest, prepared: Prepared) -> ActionRe
         facts["mismatch"] = true.into();
         return failed(mismatch, facts);
     }
+    let mut text = success_text(&twin.world, &request, &plan, liquid.as_deref());
+    if let Some(causes) = &plan.stays {
+        text.push(' ');
+        text.push_str(&feedback::stays_text(causes));
+    }
     ActionReport {
         ok: true,
-        text: success_text(&twin.world, &request, &plan, liquid.as_deref()),
+        text,
         facts,
     }
 }

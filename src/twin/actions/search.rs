@@ -60,6 +60,9 @@ pub struct Plan {
     pub cost: f32,
     /// The planning state after the last step.
     pub end: PlanState,
+    /// Why the arms could not get back home after a task that was done: the plan then
+    /// ends where the task ended, and the robot says it stays there.
+    pub stays: Option<Vec<Cause>>,
 }
 
 /// What a search found and how much it tried.
@@ -165,7 +168,8 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         detours: 1,
     };
     let first = search_with(robot, start.clone(), steps, beam, quick);
-    if first.plan.is_ok() || !first.cut_short {
+    let home = |o: &SearchOutcome| o.plan.as_ref().is_ok_and(|p| p.stays.is_none());
+    if home(&first) || !first.cut_short {
         return first;
     }
     let all = Breadth {
@@ -173,6 +177,10 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         detours: beam.max(1),
     };
     let mut wide = search_with(robot, start, steps, beam, all);
+    // A plan that gets back home wins; one that stays out wins over none.
+    if !home(&wide) && first.plan.is_ok() {
+        return first;
+    }
     wide.tried += first.tried;
     wide.feasible += first.feasible;
     wide
@@ -293,6 +301,24 @@ fn search_with(
             }
         }
         if children.is_empty() {
+            // The task is done when only the way home fails: it is not refused for that.
+            if k + 1 == steps.len() && k > 0 && matches!(step, Elementary::Pose) {
+                let best = beam_nodes.swap_remove(0);
+                return SearchOutcome {
+                    plan: Ok(Plan {
+                        cost: cost(&best.metrics),
+                        metrics: best.metrics,
+                        steps: best.steps,
+                        end: best.state,
+                        stays: Some(step_causes),
+                    }),
+                    tried,
+                    feasible,
+                    causes,
+                    first_step_arms,
+                    cut_short,
+                };
+            }
             return SearchOutcome {
                 plan: Err((*step, step_causes)),
                 tried,
@@ -311,6 +337,7 @@ fn search_with(
             metrics: best.metrics,
             steps: best.steps,
             end: best.state,
+            stays: None,
         }),
         tried,
         feasible,

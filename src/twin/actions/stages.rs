@@ -187,8 +187,9 @@ pub(super) fn plan_step(
 /// Approach: the hand to the grasp pose, coming from above the object. Its ladder:
 /// straight hand paths (directly, then from the hover pose above the pre-grasp pose);
 /// a joint-space move to the pre-grasp or hover pose and straight in; a detour over
-/// or around what stands in the way to either and straight in. Returns the motion that
-/// ends at the grasp; a move or detour before it is already added.
+/// or around what stands in the way to either and straight in. A two-finger hand tries
+/// each of its grips in turn (see [`grips`]). Returns the motion that ends at the grasp;
+/// a move or detour before it is already added.
 fn approach(
     p: &mut Planning<'_>,
     object: ObjectId,
@@ -196,39 +197,111 @@ fn approach(
     grasp: GraspType,
     direction_deg: f32,
 ) -> Result<Motion, Cause> {
+    let mut first_failure = None;
+    for grip in grips(p, object, arm, grasp, direction_deg) {
+        match approach_with(p, arm, &grip) {
+            Ok(m) => return Ok(m),
+            Err(e) => {
+                first_failure.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_failure.unwrap_or_else(|| {
+        let name = &p.next.world.object(object).name;
+        Cause::OutOfReach(format!("{name} cannot be approached"))
+    }))
+}
+
+/// How far a parallel hand's closing axis may tilt from level and still close across an
+/// upright cylinder (degrees).
+const GRIP_TILT_DEG: f32 = 30.0;
+
+/// One way to hold an object: the pre-grasp, grasp and hover targets of the hand.
+struct Grip {
+    pre: IkTarget,
+    at: IkTarget,
+    hover: IkTarget,
+    /// What the hand may touch on its last stretch (the object; the table for a top grasp).
+    touching: Vec<String>,
+}
+
+/// The grips of a grasp from `direction_deg`. A side grasp of a multi-finger hand wraps
+/// the cylinder at any roll about the approach; a two-finger (parallel) hand must close
+/// across it, its closing axis level, so it has two grips — upright and upside down, the
+/// one nearer the hand's roll now first — and then the nearer one tilted either way.
+fn grips(
+    p: &Planning<'_>,
+    object: ObjectId,
+    arm: Side,
+    grasp: GraspType,
+    direction_deg: f32,
+) -> Vec<Grip> {
     let world = &p.next.world;
     let o = world.object(object);
     let name = o.name.clone();
     let g = world.object_base(object) + Vec3::Z * o.kind.grasp_height;
     let d = horizontal(direction_deg);
-    let (pre, at, extra): (IkTarget, IkTarget, Vec<&str>) = match grasp {
-        GraspType::Side => (
-            IkTarget::approach(g - d * PRE_GRASP, d),
-            IkTarget::approach(g, d),
-            vec![name.as_str()],
-        ),
+    let top = world.object_top(object).z;
+    match grasp {
+        GraspType::Side => {
+            let pre_at = g - d * PRE_GRASP;
+            let hover_at = Vec3::new(pre_at.x, pre_at.y, (top + HOVER_CLEAR).max(pre_at.z));
+            let free = |at: Vec3| IkTarget::approach(at, d);
+            if p.robot.hand.fingers != 2 {
+                return vec![Grip {
+                    pre: free(pre_at),
+                    at: free(g),
+                    hover: free(hover_at),
+                    touching: vec![name],
+                }];
+            }
+            let hand_y = arm_hand(p.robot, &p.next, arm).matrix3.y_axis;
+            let first_up = hand_y.z >= 0.0;
+            let level = |up: bool| (up, 0.0);
+            let tilted = |up: bool, deg: f32| (up, deg.to_radians());
+            let sign = if first_up { 1.0 } else { -1.0 };
+            [
+                level(first_up),
+                level(!first_up),
+                tilted(first_up, GRIP_TILT_DEG * sign),
+                tilted(first_up, -GRIP_TILT_DEG * sign),
+            ]
+            .into_iter()
+            .map(|(up, tilt)| {
+                let y = if up { Vec3::Z } else { -Vec3::Z };
+                // Tilted about the approach: the fingers still close across the cylinder.
+                let y = Quat::from_axis_angle(d, tilt) * y;
+                let m = frame_from_z_x(d, y.cross(d));
+                let pose = |at: Vec3| IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), at));
+                Grip {
+                    pre: pose(pre_at),
+                    at: pose(g),
+                    hover: pose(hover_at),
+                    touching: vec![name.clone()],
+                }
+            })
+            .collect()
+        }
         GraspType::Top => {
             // Closing direction across the object's short side; fingertips touch the table.
             let m = frame_from_z_x(-Vec3::Z, d);
             let pose = Affine3A::from_mat3_translation(m.into(), g);
-            (
-                IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP)),
-                IkTarget::Pose(pose),
-                vec![name.as_str(), TABLE],
-            )
+            let pre = IkTarget::Pose(with_translation(&pose, g + Vec3::Z * PRE_GRASP));
+            vec![Grip {
+                pre,
+                at: IkTarget::Pose(pose),
+                hover: pre,
+                touching: vec![name, TABLE.to_string()],
+            }]
         }
-    };
-    // The hover pose over the pre-grasp pose keeps the hand clear of the object's top on
-    // the way there (the arms start in front of the torso, often beyond the object).
-    let top = world.object_top(object).z;
-    let hover = match grasp {
-        GraspType::Side => {
-            let p = g - d * PRE_GRASP;
-            IkTarget::approach(Vec3::new(p.x, p.y, (top + HOVER_CLEAR).max(p.z)), d)
-        }
-        GraspType::Top => pre,
-    };
-    let into_grasp = vec![Waypoint::new("grasp", at, 0.8).excluding(&extra)];
+    }
+}
+
+/// The approach ladder for one grip.
+fn approach_with(p: &mut Planning<'_>, arm: Side, grip: &Grip) -> Result<Motion, Cause> {
+    let (pre, hover) = (grip.pre, grip.hover);
+    let touching: Vec<&str> = grip.touching.iter().map(String::as_str).collect();
+    let into_grasp = vec![Waypoint::new("grasp", grip.at, 0.8).excluding(&touching)];
     let mut descend = vec![Waypoint::new("approach", pre, 0.8)];
     descend.extend(into_grasp.iter().cloned());
     let mut from_above = vec![Waypoint::new("hover", hover, 1.5)];
@@ -265,10 +338,10 @@ fn approach(
             }
         }
     }
-    Err(match first_failure {
-        Some(e) => Cause::from_failure(e),
-        None => Cause::OutOfReach(format!("{name} cannot be approached")),
-    })
+    Err(first_failure.map_or_else(
+        || Cause::OutOfReach("no way in".into()),
+        Cause::from_failure,
+    ))
 }
 
 /// Grasp: the hand closes where `reach` ends; from here the object moves with the hand.

@@ -671,7 +671,7 @@ fn at_rest(t: &Twin) -> PlanState {
 #[test]
 fn one_arm_passes_an_object_to_the_other_when_only_the_other_reaches_the_person() {
     let (mut t, bottle, ann) = relay_table();
-    // Neither arm alone both takes the bottle and brings it to Ann.
+    // Neither arm alone both takes the bottle, brings it to Ann and gets home.
     let robot = t.robot.as_ref().expect("robot");
     let start = at_rest(&t);
     let direct = search::search(
@@ -686,8 +686,9 @@ fn one_arm_passes_an_object_to_the_other_when_only_the_other_reaches_the_person(
         ),
         BEAM,
     );
+    // (The right arm can do it only by staying out beside the box afterwards.)
     assert!(
-        direct.plan.is_err(),
+        direct.plan.as_ref().map_or(true, |p| p.stays.is_some()),
         "a single arm does it: the table no longer tests a relay"
     );
     let request = ActionRequest::MoveTo {

@@ -9,6 +9,7 @@ use glam::{Affine3A, Vec3};
 use serde::Deserialize;
 use thiserror::Error;
 
+pub use super::hand::{HandDescription, HandFile, PinchGrasp, PowerGrasp};
 use super::joints::{Joints, MAX_JOINTS};
 use super::model::{ArmModel, CapsuleEnd, JointModel, LinkCapsule};
 use super::packages::PackageFolders;
@@ -86,7 +87,7 @@ pub struct RobotFile {
     /// Where each arm is and where it rests.
     pub arms: ArmsFile,
     /// The hand on each arm.
-    pub hand: HandDescription,
+    pub hand: HandFile,
     /// The pan-tilt head.
     pub head: HeadFile,
     /// Static collision geometry (with `urdf`, added to the URDF's own).
@@ -227,39 +228,6 @@ pub struct ArmsDescription {
     pub right: ArmModel,
 }
 
-/// Power grasp: fingers wrap a cylinder approached from its side.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PowerGrasp {
-    /// Smallest cylinder diameter held securely (m).
-    pub min_diameter: f32,
-    /// Largest cylinder diameter the fingers close around (m).
-    pub max_diameter: f32,
-}
-
-/// Pinch (top) grasp: fingertips hold small or flat objects.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PinchGrasp {
-    /// Widest object the fingertips span (m).
-    pub max_width: f32,
-}
-
-/// Three-finger hand. Hand frame: z = approach (out of the palm), x = closing direction.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HandDescription {
-    /// Number of fingers (informational).
-    pub fingers: u32,
-    /// Tool centre (between the fingers) in the flange frame (m); with a URDF, past the tip link.
-    #[serde(default)]
-    pub tcp_offset: [f32; 3],
-    /// Side grasp of cylinders.
-    pub power: PowerGrasp,
-    /// Fingertip grasp of small or flat objects.
-    pub pinch: PinchGrasp,
-}
-
 impl HeadFile {
     /// The head as written out (centre and ranges), when all three are given.
     fn as_written(&self) -> Option<HeadDescription> {
@@ -350,7 +318,7 @@ impl RobotDescription {
                 let named = file.packages.iter();
                 let named = named.map(|(name, folder)| (name.clone(), dir.join(folder)));
                 let packages = PackageFolders::from_env(named.collect());
-                Self::from_urdf(&file, &dir.join(urdf), packages)?
+                Self::from_urdf(&file, origin, &dir.join(urdf), packages)?
             }
         };
         description.validate().map_err(invalid)?;
@@ -397,7 +365,7 @@ impl RobotDescription {
                 left: arm("left", &file.arms.left)?,
                 right: arm("right", &file.arms.right)?,
             },
-            hand: file.hand.clone(),
+            hand: file.hand.resolve(None)?,
             head,
             torso: file.torso.clone().unwrap_or(TorsoDescription {
                 capsules: Vec::new(),
@@ -405,29 +373,30 @@ impl RobotDescription {
         })
     }
 
-    /// Both arms, the torso and the head from a URDF.
+    /// Both arms, the torso and the head from a URDF. A mistake in the description's own
+    /// keys (link names, mounts, grasps) names the description (`origin`); one in the
+    /// URDF names the URDF.
     fn from_urdf(
         file: &RobotFile,
+        origin: &str,
         urdf_path: &Path,
         packages: PackageFolders,
     ) -> Result<Self, DescriptionError> {
         let robot = urdf::UrdfFile::read(urdf_path, packages)?;
-        let arm = |side: &str, arm: &ArmFile| -> Result<ArmModel, DescriptionError> {
-            let named = |what: &str| DescriptionError::Invalid {
-                origin: robot.origin.clone(),
-                reason: format!("arms.{side} needs {what} (a link of the URDF)"),
-            };
+        let invalid = |reason: String| DescriptionError::Invalid {
+            origin: origin.to_string(),
+            reason,
+        };
+        let mut strokes = Vec::new();
+        let mut arm = |side: &str, arm: &ArmFile| -> Result<ArmModel, DescriptionError> {
             if arm.mount_xyz.is_some() || arm.mount_rpy_deg.is_some() {
-                return Err(DescriptionError::Invalid {
-                    origin: robot.origin.clone(),
-                    reason: format!(
-                        "arms.{side}: the URDF places the arm; remove mount_xyz and mount_rpy_deg"
-                    ),
-                });
+                return Err(invalid(format!(
+                    "arms.{side}: the URDF places the arm; remove mount_xyz and mount_rpy_deg"
+                )));
             }
-            let base = arm.base_link.as_deref().ok_or_else(|| named("base_link"))?;
-            let tip = arm.tip_link.as_deref().ok_or_else(|| named("tip_link"))?;
+            let (base, tip) = Self::arm_links(side, arm, &robot).map_err(&invalid)?;
             let chain = robot.arm(base, tip, file.hand.tcp_offset)?;
+            strokes.extend(robot.finger_stroke(tip)?);
             Ok(ArmModel {
                 robot_from_base: chain.robot_from_base,
                 joints: chain.joints,
@@ -440,6 +409,11 @@ impl RobotDescription {
         };
         let left = arm("left", &file.arms.left)?;
         let right = arm("right", &file.arms.right)?;
+        // Both hands must hold what the description promises: the narrower one counts.
+        let stroke = strokes
+            .into_iter()
+            .min_by(|a, b| a.width.total_cmp(&b.width));
+        let hand = file.hand.resolve(stroke.as_ref()).map_err(&invalid)?;
         let on_arms: Vec<&str> = [&file.arms.left, &file.arms.right]
             .iter()
             .filter_map(|a| a.base_link.as_deref())
@@ -448,22 +422,47 @@ impl RobotDescription {
         torso.extend(file.torso.iter().flat_map(|t| t.capsules.iter().cloned()));
         let head = match (&file.head.pan_joint, &file.head.tilt_joint) {
             (Some(pan), Some(tilt)) => robot.head(pan, tilt)?,
-            _ => file
-                .head
-                .as_written()
-                .ok_or_else(|| DescriptionError::Invalid {
-                    origin: robot.origin.clone(),
-                    reason: "head needs pan_joint and tilt_joint (or position and limits)"
-                        .to_string(),
-                })?,
+            _ => file.head.as_written().ok_or_else(|| {
+                invalid("head needs pan_joint and tilt_joint (or position and limits)".into())
+            })?,
         };
         Ok(Self {
             name: file.name.clone(),
             arms: ArmsDescription { left, right },
-            hand: file.hand.clone(),
+            hand,
             head,
             torso: TorsoDescription { capsules: torso },
         })
+    }
+
+    /// An arm's base and tip links as the description names them, checked against the URDF.
+    fn arm_links<'a>(
+        side: &str,
+        arm: &'a ArmFile,
+        robot: &urdf::UrdfFile,
+    ) -> Result<(&'a str, &'a str), String> {
+        let named = |key: &str, value: &'a Option<String>| -> Result<&'a str, String> {
+            let name = value
+                .as_deref()
+                .ok_or_else(|| format!("arms.{side} needs {key} (a link of the URDF)"))?;
+            if robot.has_link(name) {
+                Ok(name)
+            } else {
+                Err(format!(
+                    "arms.{side}.{key} '{name}' is not a link of {}",
+                    robot.origin
+                ))
+            }
+        };
+        let base = named("base_link", &arm.base_link)?;
+        let tip = named("tip_link", &arm.tip_link)?;
+        if base != tip && !robot.is_below(tip, base) {
+            return Err(format!(
+                "arms.{side}.tip_link '{tip}' is not below base_link '{base}' in {}",
+                robot.origin
+            ));
+        }
+        Ok((base, tip))
     }
 
     /// Check ranges and consistency of the resolved robot; the reason names the item.

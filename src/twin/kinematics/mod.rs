@@ -37,6 +37,7 @@
 mod chain;
 mod collision;
 mod description;
+mod hand;
 mod ik;
 mod ik_memo;
 mod joint_planner;
@@ -58,8 +59,8 @@ pub use collision::{
 };
 pub use description::{
     ArmFile, ArmsDescription, ArmsFile, ChainDescription, DescriptionError, FixedCapsule,
-    HandDescription, HeadDescription, HeadFile, JointDescription, LinkDescription, PinchGrasp,
-    PowerGrasp, RobotDescription, RobotFile, TorsoDescription, MIN_JOINTS,
+    HandDescription, HandFile, HeadDescription, HeadFile, JointDescription, LinkDescription,
+    PinchGrasp, PowerGrasp, RobotDescription, RobotFile, TorsoDescription, MIN_JOINTS,
 };
 pub use ik::{IkError, IkOptions, IkSolution, IkTarget, Lcg};
 pub use joint_planner::{request_seed, JointPlanError, JointPlanOptions, JointRequest};

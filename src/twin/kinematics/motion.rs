@@ -384,7 +384,6 @@ impl Robot {
     ) -> Result<Motion, MotionFailure> {
         let side = request.side;
         let arm = self.arm(side);
-        let other_caps = self.arm(side.other()).capsules(&request.other_arm);
         let dt = options.step_s.max(1e-3);
         let fail = |sample: usize, waypoint: usize, violation: Violation| MotionFailure {
             side,
@@ -393,163 +392,28 @@ impl Robot {
             waypoint,
             violation,
         };
-        let mut margins = Margins {
-            joint: 1.0,
-            clearance: f32::INFINITY,
-            nearest: None,
-            self_clearance: f32::INFINITY,
-        };
-        let mut exclude: Vec<String> = request.exclude.clone();
-        if let Some(a) = &request.attached {
-            exclude.push(a.name.clone());
-        }
-        let base_exclude_len = exclude.len();
-
-        let mut q = request.start;
-        if let Some(j) = arm.limit_violation(&q, 1e-4) {
-            return Err(fail(0, 0, Violation::JointLimit { joint: j }));
-        }
-        let first_excl = request
-            .waypoints
-            .first()
-            .map_or(&[][..], |w| &w.exclude[..]);
-        exclude.extend_from_slice(first_excl);
-        let contacts = self.start_contacts(side, &q, obstacles, &exclude, options);
-        self.check_sample(
-            request,
-            &q,
-            &other_caps,
-            obstacles,
-            (&exclude, &contacts),
-            options,
-            &mut margins,
-        )
-        .map_err(|v| fail(0, 0, v))?;
-        exclude.truncate(base_exclude_len);
-
-        let mut samples = vec![Sample { t: 0.0, q }];
+        let mut run =
+            Tracking::start(self, request, obstacles, options).map_err(|v| fail(0, 0, v))?;
         let mut waypoint_samples = Vec::with_capacity(request.waypoints.len());
-        let mut path = 0.0f32;
-        let mut from = arm.world_from_hand(&q);
+        let mut from = arm.world_from_hand(&run.q);
         for (k, wp) in request.waypoints.iter().enumerate() {
             let n = (wp.duration_s / dt).ceil().max(1.0) as usize;
             let seg_dt = wp.duration_s.max(dt) / n as f32;
-            let end_index = samples.len() - 1 + n;
-            let goal = match arm.solve_ik(&wp.target, &q, &options.waypoint_ik) {
-                Ok(sol) => sol.world_from_hand,
-                Err(IkError::NotConverged {
-                    at_limit: Some(j),
-                    position_residual,
-                    ..
-                }) if position_residual < 0.15 => {
-                    // Within reach but stopped by a joint limit: the limit is the reason.
-                    return Err(fail(end_index, k, Violation::JointLimit { joint: j }));
-                }
-                Err(IkError::NotConverged {
-                    position_residual,
-                    orientation_residual,
-                    ..
-                }) => {
-                    return Err(fail(
-                        end_index,
-                        k,
-                        Violation::Unreachable {
-                            waypoint: wp.label.clone(),
-                            position_residual,
-                            orientation_residual,
-                        },
-                    ))
-                }
-            };
-            exclude.extend_from_slice(&wp.exclude);
+            let end_index = run.samples.len() - 1 + n;
+            let goal =
+                waypoint_goal(arm, wp, &run.q, options).map_err(|v| fail(end_index, k, v))?;
+            run.exclude.extend_from_slice(&wp.exclude);
             for s in 1..=n {
-                let index = samples.len();
+                let index = run.samples.len();
                 let x = interpolate(&from, &goal, min_jerk(s as f32 / n as f32));
-                let travel = options.max_joint_speed * seg_dt;
-                let track = IkOptions {
-                    max_travel: travel,
-                    ..options.tracking_ik
-                };
-                let q_new = match arm.solve_ik(&IkTarget::Pose(x), &q, &track) {
-                    Ok(sol) => sol.q,
-                    Err(IkError::NotConverged {
-                        best,
-                        position_residual,
-                        orientation_residual,
-                        at_limit,
-                    }) => {
-                        let on_path = position_residual <= options.path_position_tolerance
-                            && orientation_residual <= options.path_orientation_tolerance;
-                        let fastest = (0..q.len())
-                            .map(|j| (j, (best[j] - q[j]).abs()))
-                            .fold((0, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
-                        if on_path && s < n {
-                            best
-                        } else if let Some(j) = at_limit {
-                            return Err(fail(index, k, Violation::JointLimit { joint: j }));
-                        } else if fastest.1 >= travel * 0.999 {
-                            // Held back by the speed bound: the path crosses a singularity.
-                            return Err(fail(
-                                index,
-                                k,
-                                Violation::TooFast {
-                                    joint: fastest.0,
-                                    speed: fastest.1 / seg_dt,
-                                },
-                            ));
-                        } else {
-                            return Err(fail(
-                                index,
-                                k,
-                                Violation::Unreachable {
-                                    waypoint: wp.label.clone(),
-                                    position_residual,
-                                    orientation_residual,
-                                },
-                            ));
-                        }
-                    }
-                };
-                let mut step2 = 0.0;
-                for j in 0..q.len() {
-                    let d = q_new[j] - q[j];
-                    step2 += d * d;
-                    let speed = d.abs() / seg_dt;
-                    if speed > options.max_joint_speed {
-                        return Err(fail(index, k, Violation::TooFast { joint: j, speed }));
-                    }
-                }
-                self.check_sample(
-                    request,
-                    &q_new,
-                    &other_caps,
-                    obstacles,
-                    (&exclude, &contacts),
-                    options,
-                    &mut margins,
-                )
-                .map_err(|v| fail(index, k, v))?;
-                path += step2.sqrt();
-                q = q_new;
-                let t = samples.last().map_or(0.0, |p| p.t) + seg_dt;
-                samples.push(Sample { t, q });
+                run.step(x, seg_dt, s < n, &wp.label)
+                    .map_err(|v| fail(index, k, v))?;
             }
-            exclude.truncate(base_exclude_len);
-            waypoint_samples.push(samples.len() - 1);
+            run.exclude.truncate(run.base_exclude);
+            waypoint_samples.push(run.samples.len() - 1);
             from = goal;
         }
-        Ok(Motion {
-            side,
-            duration_s: samples.last().map_or(0.0, |s| s.t),
-            samples,
-            waypoint_samples,
-            min_joint_margin: margins.joint,
-            min_clearance: margins.clearance,
-            nearest_obstacle: margins.nearest,
-            min_self_clearance: margins.self_clearance,
-            joint_path_length: path,
-            final_world_from_hand: arm.world_from_hand(&q),
-        })
+        Ok(run.finish(waypoint_samples))
     }
 
     /// All checks for one configuration of the moving arm.
@@ -649,5 +513,196 @@ impl Robot {
             }
         }
         Ok(())
+    }
+}
+
+/// The hand pose of a waypoint, solved from `q`; a joint limit within reach is the reason
+/// when the solve stops at one.
+fn waypoint_goal(
+    arm: &super::chain::ArmKinematics,
+    wp: &Waypoint,
+    q: &Joints,
+    options: &MotionOptions,
+) -> Result<Affine3A, Violation> {
+    match arm.solve_ik(&wp.target, q, &options.waypoint_ik) {
+        Ok(sol) => Ok(sol.world_from_hand),
+        Err(IkError::NotConverged {
+            at_limit: Some(j),
+            position_residual,
+            ..
+        }) if position_residual < 0.15 => Err(Violation::JointLimit { joint: j }),
+        Err(IkError::NotConverged {
+            position_residual,
+            orientation_residual,
+            ..
+        }) => Err(Violation::Unreachable {
+            waypoint: wp.label.clone(),
+            position_residual,
+            orientation_residual,
+        }),
+    }
+}
+
+/// One motion being simulated: the arm's joints, the samples so far and their margins.
+struct Tracking<'a> {
+    robot: &'a Robot,
+    request: &'a MotionRequest,
+    obstacles: &'a dyn Obstacles,
+    options: &'a MotionOptions,
+    other_caps: Vec<Capsule>,
+    contacts: Vec<Contact>,
+    /// Obstacles not checked: the request's, the carried object, a waypoint's own.
+    exclude: Vec<String>,
+    /// How many of `exclude` hold for the whole motion.
+    base_exclude: usize,
+    margins: Margins,
+    q: Joints,
+    samples: Vec<Sample>,
+    path: f32,
+}
+
+impl<'a> Tracking<'a> {
+    /// The start sample, checked (with the first waypoint's exclusions).
+    fn start(
+        robot: &'a Robot,
+        request: &'a MotionRequest,
+        obstacles: &'a dyn Obstacles,
+        options: &'a MotionOptions,
+    ) -> Result<Self, Violation> {
+        let side = request.side;
+        let q = request.start;
+        if let Some(j) = robot.arm(side).limit_violation(&q, 1e-4) {
+            return Err(Violation::JointLimit { joint: j });
+        }
+        let mut exclude: Vec<String> = request.exclude.clone();
+        exclude.extend(request.attached.as_ref().map(|a| a.name.clone()));
+        let base_exclude = exclude.len();
+        let first = request
+            .waypoints
+            .first()
+            .map_or(&[][..], |w| &w.exclude[..]);
+        exclude.extend_from_slice(first);
+        let contacts = robot.start_contacts(side, &q, obstacles, &exclude, options);
+        let mut run = Self {
+            robot,
+            request,
+            obstacles,
+            options,
+            other_caps: robot.arm(side.other()).capsules(&request.other_arm),
+            contacts,
+            exclude,
+            base_exclude,
+            margins: Margins::new(),
+            q,
+            samples: vec![Sample { t: 0.0, q }],
+            path: 0.0,
+        };
+        run.check(&q)?;
+        run.exclude.truncate(base_exclude);
+        Ok(run)
+    }
+
+    fn check(&mut self, q: &Joints) -> Result<(), Violation> {
+        self.robot.check_sample(
+            self.request,
+            q,
+            &self.other_caps,
+            self.obstacles,
+            (&self.exclude, &self.contacts),
+            self.options,
+            &mut self.margins,
+        )
+    }
+
+    /// The next sample, the hand at `x` after `seg_dt`; short of the path only on the way
+    /// to a waypoint (`between`), never at it.
+    fn step(
+        &mut self,
+        x: Affine3A,
+        seg_dt: f32,
+        between: bool,
+        label: &str,
+    ) -> Result<(), Violation> {
+        let q_new = self.track(x, seg_dt, between, label)?;
+        let mut step2 = 0.0;
+        for j in 0..self.q.len() {
+            let d = q_new[j] - self.q[j];
+            step2 += d * d;
+            let speed = d.abs() / seg_dt;
+            if speed > self.options.max_joint_speed {
+                return Err(Violation::TooFast { joint: j, speed });
+            }
+        }
+        self.check(&q_new)?;
+        self.path += step2.sqrt();
+        self.q = q_new;
+        let t = self.samples.last().map_or(0.0, |p| p.t) + seg_dt;
+        self.samples.push(Sample { t, q: q_new });
+        Ok(())
+    }
+
+    /// Joints that put the hand at `x`, at most the speed bound away from now.
+    fn track(
+        &self,
+        x: Affine3A,
+        seg_dt: f32,
+        between: bool,
+        label: &str,
+    ) -> Result<Joints, Violation> {
+        let options = self.options;
+        let travel = options.max_joint_speed * seg_dt;
+        let track = IkOptions {
+            max_travel: travel,
+            ..options.tracking_ik
+        };
+        let arm = self.robot.arm(self.request.side);
+        let q = &self.q;
+        match arm.solve_ik(&IkTarget::Pose(x), q, &track) {
+            Ok(sol) => Ok(sol.q),
+            Err(IkError::NotConverged {
+                best,
+                position_residual,
+                orientation_residual,
+                at_limit,
+            }) => {
+                let on_path = position_residual <= options.path_position_tolerance
+                    && orientation_residual <= options.path_orientation_tolerance;
+                let fastest = (0..q.len())
+                    .map(|j| (j, (best[j] - q[j]).abs()))
+                    .fold((0, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
+                if on_path && between {
+                    Ok(best)
+                } else if let Some(j) = at_limit {
+                    Err(Violation::JointLimit { joint: j })
+                } else if fastest.1 >= travel * 0.999 {
+                    // Held back by the speed bound: the path crosses a singularity.
+                    Err(Violation::TooFast {
+                        joint: fastest.0,
+                        speed: fastest.1 / seg_dt,
+                    })
+                } else {
+                    Err(Violation::Unreachable {
+                        waypoint: label.to_string(),
+                        position_residual,
+                        orientation_residual,
+                    })
+                }
+            }
+        }
+    }
+
+    fn finish(self, waypoint_samples: Vec<usize>) -> Motion {
+        Motion {
+            side: self.request.side,
+            duration_s: self.samples.last().map_or(0.0, |s| s.t),
+            final_world_from_hand: self.robot.arm(self.request.side).world_from_hand(&self.q),
+            samples: self.samples,
+            waypoint_samples,
+            min_joint_margin: self.margins.joint,
+            min_clearance: self.margins.clearance,
+            nearest_obstacle: self.margins.nearest,
+            min_self_clearance: self.margins.self_clearance,
+            joint_path_length: self.path,
+        }
     }
 }

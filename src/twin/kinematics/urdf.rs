@@ -10,6 +10,7 @@ use glam::{Affine3A, Quat, Vec3};
 use urdf_rs::{Geometry, JointType};
 
 use super::description::{DescriptionError, FixedCapsule, HeadDescription};
+use super::hand::FingerStroke;
 use super::model::{CapsuleEnd, JointModel, LinkCapsule};
 use super::packages::PackageFolders;
 
@@ -131,6 +132,52 @@ impl UrdfFile {
             .iter()
             .find(|l| l.name == name)
             .ok_or_else(|| self.fail(format!("no link '{name}'")))
+    }
+
+    /// Whether the URDF has a link of this name.
+    pub fn has_link(&self, name: &str) -> bool {
+        self.robot.links.iter().any(|l| l.name == name)
+    }
+
+    /// Whether `link` hangs below `above` (a loop counts as not below).
+    pub fn is_below(&self, link: &str, above: &str) -> bool {
+        self.ancestors(link)
+            .is_ok_and(|path| path.iter().any(|j| j.parent.link == above))
+    }
+
+    /// How far the hand at `tip` opens: the travel of the prismatic joints below the arm's
+    /// last moving joint (a Franka Hand's two fingers of 4 cm open 8 cm); `None` without any.
+    pub fn finger_stroke(&self, tip: &str) -> Result<Option<FingerStroke>, DescriptionError> {
+        let to_tip = self.ancestors(tip)?;
+        let Some(wrist) = to_tip
+            .iter()
+            .rev()
+            .find(|j| matches!(j.joint_type, JointType::Revolute | JointType::Continuous))
+        else {
+            return Ok(None);
+        };
+        let mut width = 0.0;
+        let mut joints = Vec::new();
+        for j in &self.robot.joints {
+            if j.joint_type != JointType::Prismatic
+                || !self
+                    .ancestors(&j.child.link)?
+                    .iter()
+                    .any(|a| a.name == wrist.name)
+            {
+                continue;
+            }
+            let travel = (j.limit.upper - j.limit.lower) as f32;
+            if !(travel.is_finite() && travel > 0.0 && travel < 0.5) {
+                return Err(self.fail(format!(
+                    "finger joint '{}' needs <limit lower upper> with a travel under 0.5 m, got {} m",
+                    j.name, travel
+                )));
+            }
+            width += travel;
+            joints.push(j.name.clone());
+        }
+        Ok((!joints.is_empty()).then_some(FingerStroke { width, joints }))
     }
 
     /// `link` in the root frame with every joint at zero.
