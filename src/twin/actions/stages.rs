@@ -197,19 +197,32 @@ fn approach(
     grasp: GraspType,
     direction_deg: f32,
 ) -> Result<Motion, Cause> {
+    let grips = grips(p, object, arm, grasp, direction_deg);
+    let mut rungs = vec![Rung::Straight, Rung::JointMove];
+    if p.search() {
+        rungs.push(Rung::Detour);
+    }
+    // The first straight path's failure (of the first grip) explains a refusal.
     let mut first_failure = None;
-    for grip in grips(p, object, arm, grasp, direction_deg) {
-        match approach_with(p, arm, &grip) {
-            Ok(m) => return Ok(m),
-            Err(e) => {
-                first_failure.get_or_insert(e);
+    for rung in rungs {
+        for grip in &grips {
+            match approach_with(p, arm, grip, rung) {
+                Ok(m) => return Ok(m),
+                Err(e) => {
+                    if first_failure.is_none() {
+                        first_failure = e;
+                    }
+                }
             }
         }
     }
-    Err(first_failure.unwrap_or_else(|| {
-        let name = &p.next.world.object(object).name;
-        Cause::OutOfReach(format!("{name} cannot be approached"))
-    }))
+    Err(first_failure.map_or_else(
+        || {
+            let name = &p.next.world.object(object).name;
+            Cause::OutOfReach(format!("{name} cannot be approached"))
+        },
+        Cause::from_failure,
+    ))
 }
 
 /// How far a parallel hand's closing axis may tilt from level and still close across an
@@ -297,51 +310,96 @@ fn grips(
     }
 }
 
-/// The approach ladder for one grip.
-fn approach_with(p: &mut Planning<'_>, arm: Side, grip: &Grip) -> Result<Motion, Cause> {
+/// The rungs of the approach ladder, cheapest first; every grip tries a rung before
+/// any grip tries the next.
+#[derive(Clone, Copy, PartialEq)]
+enum Rung {
+    /// Straight hand paths, directly or from the hover pose.
+    Straight,
+    /// A joint-space move to the pre-grasp or hover pose, then straight in.
+    JointMove,
+    /// A searched detour to either, then straight in.
+    Detour,
+}
+
+/// The hand's last stretches of one grip: straight in from the pre-grasp pose, and down
+/// from the hover pose and in.
+struct Stretches {
+    into_grasp: Vec<Waypoint>,
+    descend: Vec<Waypoint>,
+}
+
+impl Stretches {
+    fn of(grip: &Grip) -> Self {
+        let touching: Vec<&str> = grip.touching.iter().map(String::as_str).collect();
+        let into_grasp = vec![Waypoint::new("grasp", grip.at, 0.8).excluding(&touching)];
+        let mut descend = vec![Waypoint::new("approach", grip.pre, 0.8)];
+        descend.extend(into_grasp.iter().cloned());
+        Self {
+            into_grasp,
+            descend,
+        }
+    }
+}
+
+/// One rung of the approach ladder for one grip.
+fn approach_with(
+    p: &mut Planning<'_>,
+    arm: Side,
+    grip: &Grip,
+    rung: Rung,
+) -> Result<Motion, Option<MotionFailure>> {
     let (pre, hover) = (grip.pre, grip.hover);
-    let touching: Vec<&str> = grip.touching.iter().map(String::as_str).collect();
-    let into_grasp = vec![Waypoint::new("grasp", grip.at, 0.8).excluding(&touching)];
-    let mut descend = vec![Waypoint::new("approach", pre, 0.8)];
-    descend.extend(into_grasp.iter().cloned());
-    let mut from_above = vec![Waypoint::new("hover", hover, 1.5)];
-    from_above.extend(descend.iter().cloned());
-    let mut direct = vec![Waypoint::new("approach", pre, 1.5)];
-    direct.extend(into_grasp.iter().cloned());
-    let mut first_failure = None;
-    for waypoints in [direct, from_above] {
-        match p.run(arm, waypoints, None) {
-            Ok(m) => return Ok(m),
-            Err(e) => {
-                first_failure.get_or_insert(e);
+    let Stretches {
+        into_grasp,
+        descend,
+    } = Stretches::of(grip);
+    match rung {
+        Rung::Straight => {
+            let mut from_above = vec![Waypoint::new("hover", hover, 1.5)];
+            from_above.extend(descend.iter().cloned());
+            let mut direct = vec![Waypoint::new("approach", pre, 1.5)];
+            direct.extend(into_grasp.iter().cloned());
+            let mut first_failure = None;
+            for waypoints in [direct, from_above] {
+                match p.run(arm, waypoints, None) {
+                    Ok(m) => return Ok(m),
+                    Err(e) => {
+                        first_failure.get_or_insert(e);
+                    }
+                }
             }
+            Err(first_failure)
         }
-    }
-    for (via, label, rest) in [(&pre, "approach", &into_grasp), (&hover, "hover", &descend)] {
-        let (robot, obstacles) = (p.robot, &p.obstacles);
-        let Ok(to_via) = move_to_ik(robot, &p.next, obstacles, arm, via, label) else {
-            continue;
-        };
-        let mut after = p.next.clone();
-        after.joints[index(arm)] = to_via.final_joints();
-        if let Ok(m) = run(robot, &after, obstacles, arm, rest.clone(), None) {
-            p.moved(arm, to_via);
-            return Ok(m);
-        }
-    }
-    if p.search() {
-        for (via, label, rest) in [(&hover, "hover", &descend), (&pre, "approach", &into_grasp)] {
-            let tail: Tail = Some((rest, None));
-            if let Some((to_via, Some(m))) = p.detour(arm, &Goal::Pose(*via), None, label, tail) {
-                p.moved(arm, to_via);
-                return Ok(m);
+        Rung::JointMove => {
+            for (via, label, rest) in [(&pre, "approach", &into_grasp), (&hover, "hover", &descend)]
+            {
+                let (robot, obstacles) = (p.robot, &p.obstacles);
+                let Ok(to_via) = move_to_ik(robot, &p.next, obstacles, arm, via, label) else {
+                    continue;
+                };
+                let mut after = p.next.clone();
+                after.joints[index(arm)] = to_via.final_joints();
+                if let Ok(m) = run(robot, &after, obstacles, arm, rest.clone(), None) {
+                    p.moved(arm, to_via);
+                    return Ok(m);
+                }
             }
+            Err(None)
+        }
+        Rung::Detour => {
+            for (via, label, rest) in [(&hover, "hover", &descend), (&pre, "approach", &into_grasp)]
+            {
+                let tail: Tail = Some((rest, None));
+                if let Some((to_via, Some(m))) = p.detour(arm, &Goal::Pose(*via), None, label, tail)
+                {
+                    p.moved(arm, to_via);
+                    return Ok(m);
+                }
+            }
+            Err(None)
         }
     }
-    Err(first_failure.map_or_else(
-        || Cause::OutOfReach("no way in".into()),
-        Cause::from_failure,
-    ))
 }
 
 /// Grasp: the hand closes where `reach` ends; from here the object moves with the hand.
