@@ -146,11 +146,7 @@ fn planner(
 /// One random table as a scene file in `dir`, with the benchmark's robot.
 fn write_table(dir: &std::path::Path, table: u64, robot: Option<&str>) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut text = planner_bench::random_table_toml(table);
-    if let Some(robot) = robot {
-        let at = "position = [-0.85, 0.0]\n";
-        text = text.replacen(at, &format!("{at}description = {robot:?}\n"), 1);
-    }
+    let text = planner_bench::random_table_toml_with(table, robot);
     let path = dir.join(format!("random_{table}.toml"));
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }

@@ -44,11 +44,19 @@ impl BenchAction {
 /// One random table, as scene TOML (so that it reads like a scene file and is validated
 /// like one) from a seed.
 pub fn random_table_toml(seed: u64) -> String {
+    random_table_toml_with(seed, None)
+}
+
+/// [`random_table_toml`] with the robot description a scene file names (`None`: the default).
+pub fn random_table_toml_with(seed: u64, robot: Option<&str>) -> String {
     let mut rng = Lcg::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D).wrapping_add(17));
     let mut text = format!(
         "name = \"random_{seed}\"\n[table]\nsize = [1.2, 0.8]\nheight = 0.75\n\
          [robot]\nname = \"the_robot\"\nposition = [-0.85, 0.0]\n"
     );
+    if let Some(robot) = robot {
+        text += &format!("description = {robot:?}\n");
+    }
     for (name, side) in PEOPLE.iter().zip([1.0f32, -1.0]) {
         let x = rng.range(-0.35, 0.35);
         text += &format!(

@@ -202,11 +202,10 @@ pub fn plan(
         holding: held,
     };
     let t0 = Instant::now();
-    let gets_home = |o: &search::SearchOutcome| o.plan.as_ref().is_ok_and(|p| p.stays.is_none());
     let mut outcome = match preferring(twin.preferred_arm, &steps) {
         Some(steps) => {
             let preferred = search(robot, start.clone(), &steps, BEAM);
-            if gets_home(&preferred) {
+            if preferred.gets_home() {
                 preferred
             } else {
                 let any = search(robot, start.clone(), &steps, BEAM);
@@ -220,9 +219,9 @@ pub fn plan(
         None => search(robot, start.clone(), &steps, BEAM),
     };
     // A relay that gets home beats a direct plan that has to stay out.
-    if !gets_home(&outcome) {
+    if !outcome.gets_home() {
         if let Some(relayed) = relay(robot, &start, &request, &outcome) {
-            if gets_home(&relayed) || outcome.plan.is_err() {
+            if relayed.gets_home() || outcome.plan.is_err() {
                 outcome = relayed;
             }
         }

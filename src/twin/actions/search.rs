@@ -82,11 +82,31 @@ pub struct SearchOutcome {
     pub cut_short: bool,
 }
 
+impl SearchOutcome {
+    /// Whether it found a plan that gets the arms back home.
+    pub fn gets_home(&self) -> bool {
+        self.plan.as_ref().is_ok_and(|p| p.stays.is_none())
+    }
+}
+
 #[derive(Clone)]
 struct Node {
     state: PlanState,
     steps: Vec<PlannedStep>,
     metrics: Metrics,
+}
+
+impl Node {
+    /// The partial plan as a plan; `stays` says why it does not get home, if it does not.
+    fn into_plan(self, stays: Option<Vec<Cause>>) -> Plan {
+        Plan {
+            cost: cost(&self.metrics),
+            metrics: self.metrics,
+            steps: self.steps,
+            end: self.state,
+            stays,
+        }
+    }
 }
 
 /// The variants of a step from a state; an empty list comes with its cause.
@@ -168,8 +188,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         detours: 1,
     };
     let first = search_with(robot, start.clone(), steps, beam, quick);
-    let home = |o: &SearchOutcome| o.plan.as_ref().is_ok_and(|p| p.stays.is_none());
-    if home(&first) || !first.cut_short {
+    if first.gets_home() || !first.cut_short {
         return first;
     }
     let all = Breadth {
@@ -178,7 +197,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
     };
     let mut wide = search_with(robot, start, steps, beam, all);
     // A plan that gets back home wins; one that stays out wins over none.
-    if !home(&wide) && first.plan.is_ok() {
+    if !wide.gets_home() && first.plan.is_ok() {
         return first;
     }
     wide.tried += first.tried;
@@ -303,15 +322,8 @@ fn search_with(
         if children.is_empty() {
             // The task is done when only the way home fails: it is not refused for that.
             if k + 1 == steps.len() && k > 0 && matches!(step, Elementary::Pose) {
-                let best = beam_nodes.swap_remove(0);
                 return SearchOutcome {
-                    plan: Ok(Plan {
-                        cost: cost(&best.metrics),
-                        metrics: best.metrics,
-                        steps: best.steps,
-                        end: best.state,
-                        stays: Some(step_causes),
-                    }),
+                    plan: Ok(beam_nodes.swap_remove(0).into_plan(Some(step_causes))),
                     tried,
                     feasible,
                     causes,
@@ -330,15 +342,8 @@ fn search_with(
         }
         beam_nodes = keep_both_arms(children, beam.max(1));
     }
-    let best = beam_nodes.swap_remove(0);
     SearchOutcome {
-        plan: Ok(Plan {
-            cost: cost(&best.metrics),
-            metrics: best.metrics,
-            steps: best.steps,
-            end: best.state,
-            stays: None,
-        }),
+        plan: Ok(beam_nodes.swap_remove(0).into_plan(None)),
         tried,
         feasible,
         causes,

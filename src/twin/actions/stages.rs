@@ -270,20 +270,19 @@ fn grips(
             }
             let hand_y = arm_hand(p.robot, &p.next, arm).matrix3.y_axis;
             let first_up = hand_y.z >= 0.0;
-            let level = |up: bool| (up, 0.0);
-            let tilted = |up: bool, deg: f32| (up, deg.to_radians());
-            let sign = if first_up { 1.0 } else { -1.0 };
+            let tilt = GRIP_TILT_DEG * if first_up { 1.0 } else { -1.0 };
+            // (upright, degrees about the approach): level both ways, then the nearer tilted.
             [
-                level(first_up),
-                level(!first_up),
-                tilted(first_up, GRIP_TILT_DEG * sign),
-                tilted(first_up, -GRIP_TILT_DEG * sign),
+                (first_up, 0.0),
+                (!first_up, 0.0),
+                (first_up, tilt),
+                (first_up, -tilt),
             ]
             .into_iter()
-            .map(|(up, tilt)| {
+            .map(|(up, tilt_deg): (bool, f32)| {
                 let y = if up { Vec3::Z } else { -Vec3::Z };
                 // Tilted about the approach: the fingers still close across the cylinder.
-                let y = Quat::from_axis_angle(d, tilt) * y;
+                let y = Quat::from_axis_angle(d, tilt_deg.to_radians()) * y;
                 let m = frame_from_z_x(d, y.cross(d));
                 let pose = |at: Vec3| IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), at));
                 Grip {

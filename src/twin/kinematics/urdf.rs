@@ -136,7 +136,7 @@ impl UrdfFile {
 
     /// Whether the URDF has a link of this name.
     pub fn has_link(&self, name: &str) -> bool {
-        self.robot.links.iter().any(|l| l.name == name)
+        self.link(name).is_ok()
     }
 
     /// Whether `link` hangs below `above` (a loop counts as not below).
