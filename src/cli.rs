@@ -129,7 +129,7 @@ pub struct SimArgs {
     /// Character name under characters/ (full, relaxed, none) or a path.
     #[arg(long)]
     pub character: Option<String>,
-    /// Brain: llm, rules or scripted.
+    /// Brain: llm, rules, hybrid (rules for what it is sure of, the LLM for the rest) or scripted.
     #[arg(long)]
     pub brain: Option<String>,
     /// Dialogue script to run instead of the REPL.
@@ -199,7 +199,7 @@ pub struct EvalArgs {
     /// Run the paper's isolated grid (3 scenarios x 5 layouts x 5 phrasings x 4 cases).
     #[arg(long)]
     pub isolated: bool,
-    /// Brain: llm, rules or scripted.
+    /// Brain: llm, rules, hybrid (rules for what it is sure of, the LLM for the rest) or scripted.
     #[arg(long)]
     pub brain: Option<String>,
     /// Character name or path; several separated by commas (full,relaxed,none)
@@ -314,7 +314,7 @@ pub struct RunArgs {
     /// Character name under characters/ (full, relaxed, none) or a path.
     #[arg(long)]
     pub character: Option<String>,
-    /// Brain: llm, rules or scripted.
+    /// Brain: llm, rules, hybrid (rules for what it is sure of, the LLM for the rest) or scripted.
     #[arg(long)]
     pub brain: Option<String>,
     /// Address of the HTTP API and the page (overrides daemon.listen), e.g. 127.0.0.1:8765.

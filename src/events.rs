@@ -37,6 +37,12 @@ pub enum Event {
         /// Words of a spoken turn put right toward the table before reading.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         corrected: Vec<crate::understanding::hearing::Correction>,
+        /// Local first (`--brain hybrid`): which brain took the turn, `local` or `llm`.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        path: Option<String>,
+        /// Why the turn took that path.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        why: Option<String>,
     },
     /// The situation note the LLM read with a turn (`agent.situation = "facts"`):
     /// what was understood, and the twin's answers about it.

@@ -29,6 +29,7 @@ fn runner() -> Runner<'static> {
         agent: AgentSettings::default(),
         guards: GuardSettings::default(),
         memory: true,
+        local_first: false,
         name_enums: false,
         tape: None,
         progress: None,

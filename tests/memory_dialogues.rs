@@ -29,6 +29,7 @@ fn runner(memory: bool) -> Runner<'static> {
         guards: GuardSettings::default(),
         memory,
         name_enums: false,
+        local_first: false,
         tape: None,
         progress: None,
     }

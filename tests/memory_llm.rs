@@ -212,6 +212,7 @@ fn judged(server: &FakeLlm, memory: bool) -> Vec<(String, Vec<Category>)> {
         guards: GuardSettings::default(),
         memory,
         name_enums: false,
+        local_first: false,
         tape: None,
         progress: None,
     };

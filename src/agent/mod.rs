@@ -3,8 +3,10 @@
 
 pub mod character;
 pub mod episode;
+pub mod local_first;
 pub mod remembering;
 pub mod situation;
+pub mod statement;
 pub mod tools;
 pub mod turn;
 pub mod voice;

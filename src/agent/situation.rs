@@ -5,11 +5,13 @@
 
 use serde_json::json;
 
+use super::statement;
 use super::tools;
 use super::turn::Turn;
 use crate::twin::actions::off_the_runtime;
 use crate::twin::grounding::{self, Addressee, Grounding};
 use crate::twin::Twin;
+use crate::understanding::grammar::Grammar;
 use crate::understanding::{Act, ObjectMention, Reading};
 
 /// What the note says, and whose hindrance it states (that counts as the check).
@@ -29,9 +31,16 @@ enum Listener {
 }
 
 /// The note for `turn`, read as `reading`; `None` when nothing was read
-/// (small talk, statements, turns not understood). With `plan`, it ends with
+/// (small talk, turns not understood). A statement about the table gets its
+/// verdict from the twin. With `plan`, it ends with
 /// the steps that would help, or says that nothing is needed.
-pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading, plan: bool) -> Option<SituationNote> {
+pub fn note(
+    twin: &mut Twin,
+    grammar: &Grammar,
+    turn: &Turn,
+    reading: &Reading,
+    plan: bool,
+) -> Option<SituationNote> {
     let world = &twin.world;
     let speaker = match grounding::person(world, &turn.speaker) {
         Grounding::Resolved(id) => world.person(id).name.clone(),
@@ -49,6 +58,12 @@ pub fn note(twin: &mut Twin, turn: &Turn, reading: &Reading, plan: bool) -> Opti
         Listener::Person(name) => name.clone(),
         Listener::Group => "everyone".to_string(),
     };
+    if let Some(verdict) = statement::verdict(world, grammar, &speaker, reading) {
+        return Some(SituationNote {
+            text: verdict,
+            checked: None,
+        });
+    }
     let Some(what) = asked_for(reading, &speaker) else {
         return plan
             .then(|| between_people(reading, &speaker, &listener))
@@ -327,7 +342,7 @@ mod tests {
         let turn = Turn::parse(line).expect("turn");
         let stage = Understanding::shipped().expect("sentences");
         let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
-        note(twin, &turn, &reading, plan)
+        note(twin, stage.grammar(), &turn, &reading, plan)
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
         guards: plan.settings.guards.clone(),
         name_enums: plan.settings.llm.uses_name_enums(),
         memory: !args.no_memory && plan.settings.memory.enabled,
+        local_first: plan.brain == "hybrid",
         tape,
         progress: bar.as_ref().map(|b| b as &dyn Progress),
     };
@@ -129,7 +130,7 @@ impl Plan {
             .or_else(|| recorded_str("brain"))
             .unwrap_or_else(|| settings.brain(None));
         if brain == "scripted" {
-            bail!("eval runs the llm or the rules brain; the scripted brain replays one script with `attentive sim --script`");
+            bail!("eval runs the llm, rules or hybrid brain; the scripted brain replays one script with `attentive sim --script`");
         }
         let characters: Vec<String> = args
             .character
@@ -145,6 +146,8 @@ impl Plan {
             .unwrap_or_else(|| settings.sim.character.clone());
         let label = if brain == "rules" {
             "rules baseline (no LLM)".to_string()
+        } else if brain == "hybrid" {
+            "hybrid (local first, the LLM for the rest)".to_string()
         } else {
             brain.clone()
         };
@@ -377,7 +380,7 @@ fn check_tape(judged: &[Judged], runs: usize, replaying: bool) -> anyhow::Result
 /// them changes the replies, so a replay must notice it.
 fn request_settings(brain: &str, llm: &LlmSettings) -> Value {
     let llm = &llm.with_profile();
-    if brain == "llm" {
+    if brain == "llm" || brain == "hybrid" {
         json!({
             "brain": brain,
             "model": llm.model,

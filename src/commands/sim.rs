@@ -80,8 +80,19 @@ impl EventSink for Printer {
                 act,
                 slots,
                 matched,
+                path,
+                why,
                 ..
-            } => self.paint("2", &format!("  (understood {act} {slots}; {matched})")),
+            } => {
+                let route = match (path, why) {
+                    (Some(path), Some(why)) => format!("; {path}: {why}"),
+                    _ => String::new(),
+                };
+                self.paint(
+                    "2",
+                    &format!("  (understood {act} {slots}; {matched}{route})"),
+                )
+            }
             Event::Situation { text } => self.paint("2", &format!("  (situation: {text})")),
             Event::MemoryErased {
                 facts, episodes, ..
@@ -153,13 +164,26 @@ pub fn build_backend(
     world: &attentive::twin::World,
 ) -> anyhow::Result<Box<dyn ChatBackend>> {
     Ok(match brain {
-        "llm" => Box::new(OpenAiCompatible::from_settings(&settings.llm)?),
+        // Hybrid: the LLM here; the agent adds the rules brain ([`local_first`]).
+        "llm" | "hybrid" => Box::new(OpenAiCompatible::from_settings(&settings.llm)?),
         "scripted" => {
             let path = responses.context("the scripted brain needs --responses FILE")?;
             Box::new(ScriptedBrain::load(path)?)
         }
         "rules" => Box::new(RulesBrain::new(world, Understanding::shipped()?)),
-        other => bail!("unknown brain '{other}': use llm, rules or scripted"),
+        other => bail!("unknown brain '{other}': use llm, rules, hybrid or scripted"),
+    })
+}
+
+/// With the hybrid brain, the rules brain that takes the turns the
+/// understanding stage is sure of; `None` for the other brains.
+pub fn local_first(
+    brain: &str,
+    world: &attentive::twin::World,
+) -> anyhow::Result<Option<Box<dyn ChatBackend>>> {
+    Ok(match brain {
+        "hybrid" => Some(Box::new(RulesBrain::new(world, Understanding::shipped()?))),
+        _ => None,
     })
 }
 
@@ -225,6 +249,9 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     .with_shipped_understanding()
     // The arms move in time, as beside a robot (`sim.time_scale`; 0 = at once).
     .with_executor(Box::new(SimulatedRobot::new(settings.sim.pace())));
+    if let Some(local) = local_first(&brain, &twin.world)? {
+        agent = agent.with_local_first(local);
+    }
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }

@@ -48,6 +48,8 @@ pub fn run(args: &UnderstandArgs, json: bool) -> anyhow::Result<ExitCode> {
                 "slots": reading.slots,
                 "matched": reading.matched,
                 "heard": reading.heard,
+                "sure": reading.doubt.is_none(),
+                "doubt": reading.doubt.as_ref().map(|d| d.describe()),
             });
             println!("{event}");
         } else {
@@ -56,6 +58,10 @@ pub fn run(args: &UnderstandArgs, json: bool) -> anyhow::Result<ExitCode> {
             println!("  slots:   {}", serde_json::to_string(&reading.slots)?);
             println!("  matched: {}", reading.matched);
             println!("  heard:   {}", reading.heard);
+            match &reading.doubt {
+                None => println!("  sure:    yes"),
+                Some(doubt) => println!("  sure:    no, {}", doubt.describe()),
+            }
         }
         earlier.push(turn);
     }

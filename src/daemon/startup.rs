@@ -18,10 +18,12 @@ use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character};
 use crate::config::Settings;
 use crate::events::Event;
+use crate::llm::rules::RulesBrain;
 use crate::llm::ChatBackend;
 use crate::twin::actions::playback::{ArmsNow, SimulatedRobot};
 use crate::twin::actions::Executor;
 use crate::twin::{Twin, World};
+use crate::understanding::Understanding;
 use crate::voice::Voice;
 
 use super::bus::Bus;
@@ -65,6 +67,13 @@ pub fn brain(
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }
+    let description = if options.brain == "hybrid" {
+        let stage = Understanding::shipped().map_err(|e| step("the sentences", &e))?;
+        agent = agent.with_local_first(Box::new(RulesBrain::new(&twin.world, stage)));
+        format!("hybrid: the rules brain when sure, else {description}")
+    } else {
+        description
+    };
     Ok(Brain {
         twin,
         agent,

@@ -20,6 +20,8 @@ pub struct Summary {
     pub costs: Vec<CostSummary>,
     /// The cost of all turns.
     pub cost: CostSummary,
+    /// Local first: the cost per path (`local`, `llm`), with the successes; empty otherwise.
+    pub paths: Vec<(String, CostSummary, usize)>,
 }
 
 impl Summary {
@@ -47,6 +49,7 @@ impl Summary {
             rows,
             costs,
             cost: CostSummary::of(judged.iter().map(|j| &j.cost)),
+            paths: by_path(judged),
         }
     }
 
@@ -107,6 +110,10 @@ impl Summary {
             out.push_str(&cost.table_row(row));
         }
         out.push_str(&self.cost.table_row("all"));
+        for (path, cost, successes) in &self.paths {
+            let row = format!("path {path} ({successes}/{} ok)", cost.turns);
+            out.push_str(&cost.table_row(&row));
+        }
         out
     }
 
@@ -134,6 +141,18 @@ impl Summary {
             .map(|((r, _), c)| (r.clone(), c.to_json()))
             .collect::<serde_json::Map<String, serde_json::Value>>()
             .into();
+        if !self.paths.is_empty() {
+            cost["by_path"] = self
+                .paths
+                .iter()
+                .map(|(path, c, successes)| {
+                    let mut value = c.to_json();
+                    value["success"] = json!(successes);
+                    (path.clone(), value)
+                })
+                .collect::<serde_json::Map<String, serde_json::Value>>()
+                .into();
+        }
         json!({
             "type": "eval_summary",
             "brain": brain,
@@ -201,4 +220,29 @@ impl Summary {
             self.table("counts")
         )
     }
+}
+
+/// Local first: the turns of each path, what they cost and how many succeeded.
+fn by_path(judged: &[Judged]) -> Vec<(String, CostSummary, usize)> {
+    let mut paths: Vec<String> = Vec::new();
+    for path in judged.iter().filter_map(|j| j.path.clone()) {
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let on = || judged.iter().filter(|j| j.path.as_ref() == Some(&path));
+            let successes = on()
+                .filter(|j| j.verdict.category == Category::Success)
+                .count();
+            (
+                path.clone(),
+                CostSummary::of(on().map(|j| &j.cost)),
+                successes,
+            )
+        })
+        .collect()
 }

@@ -19,11 +19,13 @@ use crate::agent::{Agent, Character, Turn};
 use crate::config::{AgentSettings, GuardSettings};
 use crate::events::Event;
 use crate::llm::meter::Metered;
+use crate::llm::rules::RulesBrain;
 use crate::llm::tape::{EpisodeTape, Tape};
 use crate::llm::ChatBackend;
 use crate::memory::{Erased, Memory, MemorySettings};
 use crate::twin::layouts::{self, Case};
 use crate::twin::{Twin, World};
+use crate::understanding::Understanding;
 
 /// One turn of an episode, with what is expected of it.
 #[derive(Debug, Clone)]
@@ -97,6 +99,8 @@ pub struct Judged {
     pub tape_problem: Option<String>,
     /// In a spoken run, what was heard.
     pub heard: Option<HeardTurn>,
+    /// Local first: the path the turn took (`local`, `llm`).
+    pub path: Option<String>,
 }
 
 impl Judged {
@@ -120,6 +124,9 @@ impl Judged {
         }
         if let Some(heard) = &self.heard {
             value["heard"] = json!(heard);
+        }
+        if let Some(path) = &self.path {
+            value["path"] = json!(path);
         }
         value
     }
@@ -315,6 +322,8 @@ pub struct Runner<'a> {
     pub name_enums: bool,
     /// Remember across sessions, each episode on a fresh temporary store (`--no-memory`: off).
     pub memory: bool,
+    /// Local first (`--brain hybrid`): sure turns go to the rules brain, without the LLM.
+    pub local_first: bool,
     /// Record every LLM reply, or answer from a recording instead of the brain.
     pub tape: Option<Tape>,
     /// Told about finished episodes.
@@ -398,6 +407,7 @@ impl Runner<'_> {
             cost: TurnCost::default(),
             tape_problem: None,
             heard: e.heard.clone(),
+            path: None,
         };
         // Words erased during the episode, to redact from its recording afterwards.
         let erased: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -415,6 +425,12 @@ impl Runner<'_> {
                 self.guards.clone(),
             )
             .with_shipped_understanding();
+            let agent = if self.local_first {
+                let stage = Understanding::shipped().map_err(|e| e.to_string())?;
+                agent.with_local_first(Box::new(RulesBrain::new(&episode.world, stage)))
+            } else {
+                agent
+            };
             let agent = if self.name_enums {
                 agent.with_scene_names(&episode.world)
             } else {
@@ -535,6 +551,7 @@ impl Runner<'_> {
                 },
                 tape_problem,
                 heard: t.heard.clone(),
+                path: path_of(&events),
             });
         }
         // The recording is complete once the agent (and its backend) is gone.
@@ -605,4 +622,12 @@ impl Drop for TemporaryStore {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The path the (last) turn of these events took, when local first.
+fn path_of(events: &[Event]) -> Option<String> {
+    events.iter().rev().find_map(|e| match e {
+        Event::Understood { path, .. } => path.clone(),
+        _ => None,
+    })
 }

@@ -48,6 +48,15 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The words an object answers to in a filter: its properties (as written
+/// and split into words) and its name's words, lower case.
+pub fn object_words(o: &super::world::Object) -> Vec<String> {
+    let mut out: Vec<String> = o.properties.iter().map(|p| p.to_lowercase()).collect();
+    out.extend(o.properties.iter().flat_map(|p| words(p)));
+    out.extend(words(&o.name));
+    out
+}
+
 struct Entry<T> {
     id: T,
     name: String,

@@ -255,6 +255,7 @@ impl<'a, 'w> Filler<'a, 'w> {
                 candidates: vec![referent],
                 owner,
                 referred: true,
+                left_out: None,
             });
         }
         if let [head @ .., last] = rest {
@@ -276,7 +277,11 @@ impl<'a, 'w> Filler<'a, 'w> {
         // One word the table does not know is left out ("the regular milk", "the orange soda").
         let unknown = known.iter().filter(|k| k.is_none()).count();
         let modifier = known.last().is_some_and(Option::is_some);
-        let known: Option<Vec<String>> = if unknown == 1 && rest.len() > 1 && modifier {
+        let left_out = (unknown == 1 && rest.len() > 1 && modifier)
+            .then(|| rest.iter().zip(&known).find(|(_, k)| k.is_none()))
+            .flatten()
+            .map(|(w, _)| w.clone());
+        let known: Option<Vec<String>> = if left_out.is_some() {
             Some(known.into_iter().flatten().collect())
         } else {
             known.into_iter().collect()
@@ -307,6 +312,7 @@ impl<'a, 'w> Filler<'a, 'w> {
             candidates,
             owner,
             referred: false,
+            left_out,
         })
     }
 

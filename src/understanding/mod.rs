@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 pub use grammar::{Grammar, GrammarError};
 pub use lexicon::Context;
-pub use reading::{Act, ObjectMention, PersonMention, Reading, Slots};
+pub use reading::{Act, Doubt, ObjectMention, PersonMention, Reading, Slots};
 
 use crate::twin::grounding::{self, Addressee, Grounding};
 use crate::twin::World;
@@ -110,6 +110,7 @@ impl Understanding {
             .collect::<Vec<_>>()
             .join(" | ");
         let mut best: Option<(Score, Reading)> = None;
+        let mut unread = None;
         for variants in &parts {
             // Within a turn, "it" may mean what an earlier part named.
             let mut part_best: Option<(Score, Reading)> = None;
@@ -127,11 +128,17 @@ impl Understanding {
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                 }
+            } else if unread.is_none() {
+                unread = variants.last().map(normalize::Words::text);
             }
         }
-        let reading = best
-            .map(|(_, r)| r)
-            .unwrap_or_else(|| Reading::unknown(heard.clone()));
+        let reading = match best {
+            Some((score, mut reading)) => {
+                reading.doubt = doubt_of(&reading, &score, unread);
+                reading
+            }
+            None => Reading::unknown(heard.clone()),
+        };
         with_memory(&grammar.memory, world, turn, reading)
     }
 
@@ -173,6 +180,7 @@ impl Understanding {
                 slots,
                 matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
                 heard: heard.to_string(),
+                doubt: None,
             };
             best = Some((score, reading));
         }
@@ -261,7 +269,50 @@ fn with_memory(
         slots,
         matched: "memory".into(),
         heard: reading.heard,
+        // A memory phrase is a full match of its own.
+        doubt: None,
     }
+}
+
+/// What keeps a template match from being sure: words skipped by a gap,
+/// another part of the turn not read, a thing the table lacks, an unknown
+/// word left out, a person who is nobody at the table.
+fn doubt_of(reading: &Reading, score: &Score, unread: Option<String>) -> Option<Doubt> {
+    if score.skipped > 0 {
+        return Some(Doubt::Gapped {
+            skipped: score.skipped,
+        });
+    }
+    if let Some(part) = unread {
+        return Some(Doubt::UnreadPart { part });
+    }
+    let slots = &reading.slots;
+    let objects = [&slots.object, &slots.source, &slots.target]
+        .into_iter()
+        .flatten()
+        .chain(&slots.items);
+    for mention in objects {
+        if mention.candidates.is_empty() {
+            return Some(Doubt::Lacking {
+                said: mention.said.clone(),
+            });
+        }
+        if let Some(word) = &mention.left_out {
+            return Some(Doubt::LeftOut { word: word.clone() });
+        }
+    }
+    if let Some(said) = slots.unknown_items.first() {
+        return Some(Doubt::Lacking { said: said.clone() });
+    }
+    let persons = [&slots.recipient, &slots.person].into_iter().flatten();
+    for person in persons {
+        if person.name.is_none() {
+            return Some(Doubt::Unresolved {
+                said: person.said.clone(),
+            });
+        }
+    }
+    None
 }
 
 fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> Context {

@@ -116,6 +116,9 @@ pub struct ObjectMention {
     /// "it" / "that one": taken from the dialogue.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub referred: bool,
+    /// A word the table does not know, left out to ground the rest ("the regular milk").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub left_out: Option<String>,
 }
 
 impl ObjectMention {
@@ -196,6 +199,57 @@ pub struct Reading {
     pub matched: String,
     /// The words the templates saw, after normalising.
     pub heard: String,
+    /// Why the reading may not be what was meant; `None` when the stage is sure.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub doubt: Option<Doubt>,
+}
+
+/// Why a reading is not sure: something a full, grounded template match
+/// would not leave open. A sure reading can be acted on without an LLM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Doubt {
+    /// No template matched.
+    NotUnderstood,
+    /// The match skipped words with a gap (`*`).
+    Gapped {
+        /// How many words the gaps skipped.
+        skipped: usize,
+    },
+    /// Part of the turn (another sentence of it) matched nothing.
+    UnreadPart {
+        /// That part's words.
+        part: String,
+    },
+    /// The turn names a thing the table does not have.
+    Lacking {
+        /// The words for it.
+        said: String,
+    },
+    /// A word the table does not know was left out to ground a mention.
+    LeftOut {
+        /// The word.
+        word: String,
+    },
+    /// A person mentioned is nobody at the table ("him" with nobody else).
+    Unresolved {
+        /// The words as said.
+        said: String,
+    },
+}
+
+impl Doubt {
+    /// The doubt in a few words, for events and reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Doubt::NotUnderstood => "no template matched".into(),
+            Doubt::Gapped { skipped } => format!("a gapped match (skipped {skipped} words)"),
+            Doubt::UnreadPart { part } => format!("part of the turn was not read: \"{part}\""),
+            Doubt::Lacking { said } => format!("the table has no \"{said}\""),
+            Doubt::LeftOut { word } => format!("an unknown word was left out: \"{word}\""),
+            Doubt::Unresolved { said } => format!("\"{said}\" is nobody at the table"),
+        }
+    }
 }
 
 impl Reading {
@@ -206,6 +260,7 @@ impl Reading {
             slots: Slots::default(),
             matched: "none".into(),
             heard,
+            doubt: Some(Doubt::NotUnderstood),
         }
     }
 

@@ -15,6 +15,7 @@ use reply::Settled;
 
 use super::character::Character;
 use super::grounding::{self, Addressee, Grounding};
+use super::local_first::{self, Path, Route};
 use super::remembering::Remembering;
 use super::situation;
 use super::tools::{self, ToolCategory, ToolOutcome, ToolTexts};
@@ -103,6 +104,10 @@ pub struct Agent {
     memory: Option<Remembering>,
     /// This turn's block about the people present, from memory.
     memory_block: Option<String>,
+    /// Local first: the brain for turns the understanding stage is sure of.
+    local: Option<Arc<dyn ChatBackend>>,
+    /// The path the last turn took (local first).
+    last_path: Option<Path>,
 }
 
 /// What this turn has done so far, for the guards.
@@ -120,6 +125,8 @@ struct TurnState {
     repeat_warnings: u32,
     cut_warnings: u32,
     identical: BTreeMap<String, u32>,
+    /// Local first: the path this turn takes.
+    route: Option<Route>,
 }
 
 /// Order in which one reply's calls run: look, talk, then move; stop last.
@@ -158,7 +165,16 @@ impl Agent {
             understanding: None,
             memory: None,
             memory_block: None,
+            local: None,
+            last_path: None,
         }
+    }
+
+    /// Local first: turns the understanding stage is sure of go to `local`
+    /// (the rules brain) without an LLM request; the rest to the LLM.
+    pub fn with_local_first(mut self, local: Box<dyn ChatBackend>) -> Self {
+        self.local = Some(Arc::from(local));
+        self
     }
 
     /// Remembers across sessions: offers `remember`, `recall` and `forget`,
@@ -376,7 +392,12 @@ impl Agent {
             None => (turn, &[][..]),
         };
         let mut state = self.open_turn(turn, corrections, twin, events);
-        let backend = Arc::clone(&self.backend);
+        let path = state.route.as_ref().map(|r| r.path);
+        self.last_path = path.or(self.last_path);
+        let backend = match (&self.local, path) {
+            (Some(local), Some(Path::Local)) => Arc::clone(local),
+            _ => Arc::clone(&self.backend),
+        };
         let deadline =
             Instant::now() + Duration::from_secs_f64(self.settings.turn_timeout_s.max(0.001));
         let mut llm_calls = 0;
@@ -412,6 +433,10 @@ impl Agent {
         if let Some(m) = &mut self.memory {
             actions::off_the_runtime(|| m.close(reason.as_str(), twin));
         }
+        // A turn taken locally asked no LLM.
+        if path == Some(Path::Local) {
+            llm_calls = 0;
+        }
         events.emit(Event::EpisodeEnd {
             reason: reason.as_str().to_string(),
             llm_calls,
@@ -429,6 +454,14 @@ impl Agent {
         events: &mut (dyn EventSink + Send),
     ) -> TurnState {
         let reading = self.understand(turn, twin);
+        let route = match (&self.local, &reading) {
+            (Some(_), Some(reading)) => Some(local_first::route(reading, self.last_path)),
+            (Some(_), None) => Some(Route {
+                path: Path::Llm,
+                why: "no understanding stage".into(),
+            }),
+            (None, _) => None,
+        };
         if let Some(reading) = &reading {
             events.emit(Event::Understood {
                 act: reading.act.as_str().to_string(),
@@ -436,13 +469,23 @@ impl Agent {
                 matched: reading.matched.clone(),
                 heard: reading.heard.clone(),
                 corrected: corrections.to_vec(),
+                path: route.as_ref().map(|r| r.path.as_str().to_string()),
+                why: route.as_ref().map(|r| r.why.clone()),
             });
         }
         let mut content = self.turn_message(turn, twin);
-        let situation = match (&reading, self.settings.situation.unwrap_or_default()) {
-            (Some(_), Situation::Off) | (None, _) => None,
-            (Some(reading), wanted) => {
-                situation::note(twin, turn, reading, wanted == Situation::Plan)
+        let local = route.as_ref().is_some_and(|r| r.path == Path::Local);
+        let grammar = self.understanding.as_ref().map(Understanding::grammar);
+        let situation = match (
+            &reading,
+            grammar,
+            self.settings.situation.unwrap_or_default(),
+        ) {
+            (Some(_), _, Situation::Off) | (None, _, _) | (_, None, _) => None,
+            // The rules brain asks the twin itself.
+            _ if local => None,
+            (Some(reading), Some(grammar), wanted) => {
+                situation::note(twin, grammar, turn, reading, wanted == Situation::Plan)
             }
         };
         if let Some(note) = &situation {
@@ -466,6 +509,7 @@ impl Agent {
                 grounding::addressee(&twin.world, &turn.listener),
                 Grounding::Resolved(Addressee::Robot)
             ),
+            route,
             ..TurnState::default()
         };
         // The note states the listener's hindrances: that is the check.

@@ -2,8 +2,9 @@
 
 use serde_json::json;
 
-use super::facts::{and_list, bare, listing, natural, naturals, or_list, Hindrance, Listed};
-use super::help::drinks;
+use super::facts::{
+    and_list, bare, drinks, listing, natural, naturals, or_list, Hindrance, Listed,
+};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::understanding::{Act, ObjectMention};
 
@@ -575,15 +576,4 @@ fn capitalised(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-pub(super) fn object_words(o: &crate::twin::world::Object) -> Vec<String> {
-    let mut words: Vec<String> = o.properties.iter().map(|p| p.to_lowercase()).collect();
-    words.extend(
-        o.properties
-            .iter()
-            .flat_map(|p| crate::twin::grounding::words(p)),
-    );
-    words.extend(crate::twin::grounding::words(&o.name));
-    words
 }

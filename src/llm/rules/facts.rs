@@ -1,5 +1,5 @@
 //! What the rules brain learns from tool results (the same text an LLM reads),
-//! and how it words things.
+//! and how it words things; shared by the answering and the helping modules.
 
 /// What `check_hindering_reasons` or `check_reach_object_for_robot` said.
 #[derive(Debug, Clone, Default)]
@@ -155,6 +155,17 @@ pub fn or_list(items: &[String]) -> String {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
+}
+
+/// The drinks of a listing, once each.
+pub fn drinks(listed: &[Listed]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for liquid in listed.iter().filter_map(|o| o.contains.clone()) {
+        if !out.contains(&liquid) {
+            out.push(liquid);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::facts::{and_list, listing, natural, naturals, or_list, Hindrance, Listed};
+use super::facts::{and_list, drinks, listing, natural, naturals, or_list, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
+use crate::twin::grounding::object_words;
 use crate::understanding::{Act, ObjectMention};
 
 /// Physical actions: a failed one is explained once, then the turn stops.
@@ -149,6 +150,7 @@ impl RulesBrain {
             candidates,
             owner: None,
             referred: false,
+            left_out: None,
         })
     }
 
@@ -166,7 +168,7 @@ impl RulesBrain {
                     .iter()
                     .any(|l| l.name == o.name && l.contains.is_some())
             })
-            .filter(|o| filter.admits(&super::answer::object_words(o)))
+            .filter(|o| filter.admits(&object_words(o)))
             .map(|o| o.name.clone())
             .collect()
     }
@@ -360,7 +362,7 @@ impl RulesBrain {
         let words_of = |name: &str| -> Vec<String> {
             self.world
                 .object_named(name)
-                .map(|id| super::answer::object_words(self.world.object(id)))
+                .map(|id| object_words(self.world.object(id)))
                 .unwrap_or_default()
         };
         let chosen = match s.reading.slots.filter.as_deref() {
@@ -388,6 +390,7 @@ impl RulesBrain {
             candidates: vec![chosen],
             owner: None,
             referred: true,
+            left_out: None,
         })
     }
 }
@@ -418,17 +421,6 @@ fn glass_fit(world: &crate::twin::World, glass: &str, drink: Option<&str>) -> u8
         _ if drinks.iter().any(|d| names(d)) => 0,
         _ => 1,
     }
-}
-
-/// The drinks of a listing, once each.
-pub(super) fn drinks(listed: &[Listed]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for liquid in listed.iter().filter_map(|o| o.contains.clone()) {
-        if !out.contains(&liquid) {
-            out.push(liquid);
-        }
-    }
-    out
 }
 
 /// "hand you the red glass", "pour Daniel some fanta".

@@ -223,6 +223,7 @@ impl RulesBrain {
             candidates: vec![name],
             owner: None,
             referred: false,
+            left_out: None,
         }))
     }
 

@@ -427,6 +427,18 @@ function show(event) {
       heard.className = "heard";
       heard.textContent = `heard "${event.heard || ""}"`;
       box.append(summary, matched, heard);
+      if (event.path) {
+        // Local first: which brain took the turn, and why (shown unfolded).
+        const path = document.createElement("span");
+        path.className = `path path-${event.path}`;
+        path.textContent = event.path === "local" ? "local" : "→ LLM";
+        path.title = event.why || "";
+        summary.append(" ", path);
+        const why = document.createElement("div");
+        why.className = "why";
+        why.textContent = `${event.path === "local" ? "answered locally" : "asked the LLM"}: ${event.why || ""}`;
+        box.append(why);
+      }
       if (Array.isArray(event.corrected) && event.corrected.length) {
         // Words the recogniser nearly got right, put right toward the table.
         const fixed = document.createElement("div");

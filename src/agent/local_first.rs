@@ -1,0 +1,99 @@
+//! Local first (`--brain hybrid`): a turn the understanding stage is sure of
+//! goes the deterministic way (the rules brain, no LLM request); everything
+//! else goes to the LLM with the situation note. As Home Assistant's Assist
+//! with "prefer handling commands locally".
+
+use crate::understanding::{Act, Reading};
+
+/// Which brain answers a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// The deterministic brain, without an LLM request.
+    Local,
+    /// The LLM.
+    Llm,
+}
+
+impl Path {
+    /// The word used in `understood` events and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Path::Local => "local",
+            Path::Llm => "llm",
+        }
+    }
+}
+
+/// The path a turn takes, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// Which brain answers.
+    pub path: Path,
+    /// Why, in a few words.
+    pub why: String,
+}
+
+/// The route of a turn read as `reading`; `previous` is the path the turn
+/// before took (an answer to the LLM's question goes back to the LLM).
+pub fn route(reading: &Reading, previous: Option<Path>) -> Route {
+    if let Some(doubt) = &reading.doubt {
+        return Route {
+            path: Path::Llm,
+            why: doubt.describe(),
+        };
+    }
+    let answers_question = matches!(reading.act, Act::Claim | Act::Confirm);
+    if answers_question && previous == Some(Path::Llm) {
+        return Route {
+            path: Path::Llm,
+            why: format!("a {} answers what the LLM asked", reading.act.as_str()),
+        };
+    }
+    Route {
+        path: Path::Local,
+        why: format!("sure: {}", reading.matched),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::understanding::Doubt;
+
+    fn reading(act: Act, doubt: Option<Doubt>) -> Reading {
+        Reading {
+            doubt,
+            act,
+            ..Reading::unknown("x".into())
+        }
+    }
+
+    #[test]
+    fn a_sure_reading_goes_local_and_a_doubtful_one_to_the_llm() {
+        let sure = route(&reading(Act::Give, None), None);
+        assert_eq!(sure.path, Path::Local);
+        let gapped = route(
+            &reading(Act::Give, Some(Doubt::Gapped { skipped: 2 })),
+            Some(Path::Local),
+        );
+        assert_eq!(gapped.path, Path::Llm);
+        assert!(gapped.why.contains("skipped 2 words"), "{}", gapped.why);
+        let unknown = route(&Reading::unknown("scoot it over".into()), None);
+        assert_eq!(unknown.path, Path::Llm);
+    }
+
+    #[test]
+    fn an_answer_follows_the_question_to_its_brain() {
+        for act in [Act::Claim, Act::Confirm] {
+            assert_eq!(route(&reading(act, None), Some(Path::Llm)).path, Path::Llm);
+            assert_eq!(
+                route(&reading(act, None), Some(Path::Local)).path,
+                Path::Local
+            );
+        }
+        assert_eq!(
+            route(&reading(Act::Thanks, None), Some(Path::Llm)).path,
+            Path::Local
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! A statement about the table checked against the twin before the LLM sees
+//! it ("Felix says there is no milk; milk_bottle holds milk: the statement is
+//! wrong."), as the rules brain checks it, so that a small model does not act
+//! on a remark between people that is true, and knows what to correct when it
+//! is not.
+
+use crate::twin::grounding::object_words;
+use crate::twin::World;
+use crate::understanding::grammar::Grammar;
+use crate::understanding::{Act, ObjectMention, Reading};
+
+/// The statement's verdict in one sentence, or `None` when the reading is not
+/// a statement about the table.
+pub fn verdict(
+    world: &World,
+    grammar: &Grammar,
+    speaker: &str,
+    reading: &Reading,
+) -> Option<String> {
+    let (claim, wrong) = match reading.act {
+        Act::StateAbsent => absent(world, grammar, reading)?,
+        Act::StateInventory => inventory(world, reading)?,
+        Act::StateContents => contents(world, reading)?,
+        _ => return None,
+    };
+    Some(match wrong {
+        Some(fact) => format!("{speaker} says {claim}; {fact}: the statement is wrong."),
+        None => format!("{speaker} says {claim}; the twin agrees: the statement is right, nothing needs correcting."),
+    })
+}
+
+/// What is claimed, and the fact that contradicts it (`None`: it is true).
+type Checked = (String, Option<String>);
+
+/// "There is no milk": wrong when a candidate is on the table.
+fn absent(world: &World, grammar: &Grammar, reading: &Reading) -> Option<Checked> {
+    let Some(mention) = reading.slots.object.as_ref() else {
+        let filter_name = reading.slots.filter.as_deref()?;
+        let filter = grammar.filters.get(filter_name)?;
+        let fitting: Vec<String> = world
+            .objects()
+            .iter()
+            .filter(|o| o.contains.is_some() && filter.admits(&object_words(o)))
+            .map(|o| held(&o.name, o.contains.as_deref()))
+            .collect();
+        let claim = format!("there is nothing {}", filter.say);
+        return Some((claim, (!fitting.is_empty()).then(|| fitting.join(", "))));
+    };
+    let claim = format!("there is no {}", mention.said);
+    let present = present(world, mention);
+    let fact = present
+        .iter()
+        .find(|(_, liquid)| liquid.is_some())
+        .or(present.first())
+        .map(|(name, liquid)| held(name, liquid.as_deref()));
+    Some((claim, fact))
+}
+
+/// "We only have fanta", "there is cola and lemonade": wrong when a thing
+/// named is not here, or a complete list leaves a drink out.
+fn inventory(world: &World, reading: &Reading) -> Option<Checked> {
+    let slots = &reading.slots;
+    let mut said: Vec<String> = slots.items.iter().map(|m| m.said.clone()).collect();
+    said.extend(slots.unknown_items.iter().cloned());
+    if said.is_empty() {
+        return None;
+    }
+    let only = if slots.only { "only " } else { "" };
+    let claim = format!("there is {only}{}", said.join(" and "));
+    let mut facts = Vec::new();
+    if !slots.unknown_items.is_empty() {
+        facts.push(format!(
+            "the table has no {}",
+            slots.unknown_items.join(" and no ")
+        ));
+    }
+    let complete = slots.only || said.len() >= 2;
+    let named: Vec<&str> = slots
+        .items
+        .iter()
+        .flat_map(|m| m.candidates.iter().map(String::as_str))
+        .collect();
+    let left_out: Vec<String> = world
+        .objects()
+        .iter()
+        .filter(|o| o.contains.is_some() && !named.contains(&o.name.as_str()))
+        .filter(|o| !said_liquid(world, &named, o.contains.as_deref()))
+        .map(|o| held(&o.name, o.contains.as_deref()))
+        .collect();
+    if complete && !left_out.is_empty() {
+        facts.push(format!("there is also {}", left_out.join(", ")));
+    }
+    Some((claim, (!facts.is_empty()).then(|| facts.join("; "))))
+}
+
+/// Whether a liquid is already said through another container of it.
+fn said_liquid(world: &World, named: &[&str], liquid: Option<&str>) -> bool {
+    named.iter().any(|name| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).contains.as_deref() == liquid)
+    })
+}
+
+/// "Both glasses are full": wrong for each one that is not.
+fn contents(world: &World, reading: &Reading) -> Option<Checked> {
+    let mention = reading.slots.object.as_ref()?;
+    let full = reading.slots.fill.as_deref() == Some("full");
+    let state = if full { "full" } else { "empty" };
+    let claim = format!("{} is {state}", mention.said);
+    let wrong: Vec<String> = present(world, mention)
+        .into_iter()
+        .filter(|(_, liquid)| liquid.is_some() != full)
+        .map(|(name, liquid)| match liquid {
+            Some(_) => held(&name, liquid.as_deref()),
+            None => format!("{name} is empty"),
+        })
+        .collect();
+    Some((claim, (!wrong.is_empty()).then(|| wrong.join(", "))))
+}
+
+/// The mention's objects on the table, with what each holds.
+fn present(world: &World, mention: &ObjectMention) -> Vec<(String, Option<String>)> {
+    mention
+        .candidates
+        .iter()
+        .filter_map(|name| world.object_named(name))
+        .map(|id| {
+            let o = world.object(id);
+            (o.name.clone(), o.contains.clone())
+        })
+        .collect()
+}
+
+/// "milk_bottle holds milk", "cup_1 is here".
+fn held(name: &str, liquid: Option<&str>) -> String {
+    match liquid {
+        Some(liquid) => format!("{name} holds {liquid}"),
+        None => format!("{name} is here"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::understanding::{Understanding, Utterance};
+
+    fn verdict_of(text: &str) -> Option<String> {
+        let world = crate::twin::scene::load("softdrinks").expect("scene");
+        let stage = Understanding::shipped().expect("sentences");
+        let turn = Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text,
+        };
+        let reading = stage.read(&world, &turn);
+        verdict(&world, stage.grammar(), "Felix", &reading)
+    }
+
+    #[test]
+    fn a_wrong_absence_names_what_is_there() {
+        let note = verdict_of("there is no fanta left").expect("a statement");
+        assert!(note.contains("fanta_bottle holds fanta"), "{note}");
+        assert!(note.ends_with("the statement is wrong."), "{note}");
+    }
+
+    #[test]
+    fn a_true_absence_is_right() {
+        let note = verdict_of("we are out of beer").expect("a statement");
+        assert!(note.contains("the statement is right"), "{note}");
+    }
+
+    #[test]
+    fn a_complete_list_that_leaves_a_drink_out_is_wrong() {
+        let note = verdict_of("we only have fanta").expect("a statement");
+        assert!(note.contains("there is also"), "{note}");
+        assert!(note.contains("cola_bottle holds cola"), "{note}");
+        assert!(!note.contains("fanta_bottle holds"), "{note}");
+    }
+
+    #[test]
+    fn full_glasses_that_are_empty_are_named() {
+        let note = verdict_of("both glasses are full").expect("a statement");
+        assert!(note.contains("is empty"), "{note}");
+        assert!(note.contains("the statement is wrong"), "{note}");
+    }
+
+    #[test]
+    fn a_request_is_no_statement() {
+        assert_eq!(verdict_of("could you pass me the red glass"), None);
+    }
+}

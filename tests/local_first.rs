@@ -1,0 +1,203 @@
+//! Local first (`--brain hybrid`) against a local OpenAI-compatible server
+//! (real HTTP, the real agent, rules brain, tools and twin): a turn the
+//! understanding stage is sure of makes no request; a turn the templates
+//! cannot read makes one; the path is in the `understood` event; a statement
+//! reaches the LLM with a note that says whether it is true.
+
+mod support;
+
+use serde_json::{json, Value};
+
+use attentive::agent::tools::ToolTexts;
+use attentive::agent::{Agent, Character, EndReason, Turn};
+use attentive::config::{AgentSettings, GuardSettings, LlmSettings, Situation};
+use attentive::events::Event;
+use attentive::llm::rules::RulesBrain;
+use attentive::llm::OpenAiCompatible;
+use attentive::twin::Twin;
+use attentive::understanding::Understanding;
+use support::fake_llm::{FakeLlm, Scripted};
+
+fn agent_on(server: &FakeLlm, twin: &Twin, local_first: bool) -> Agent {
+    let llm = LlmSettings {
+        base_url: Some(server.base_url()),
+        request_timeout_s: 10.0,
+        retries: 0,
+        ..LlmSettings::default()
+    };
+    let backend = OpenAiCompatible::from_settings(&llm).expect("backend");
+    let agent = Agent::new(
+        Box::new(backend),
+        Character::load("full", "the_robot").expect("character"),
+        &ToolTexts::load_default().expect("tool texts"),
+        "the_robot",
+        AgentSettings {
+            situation: Some(Situation::Facts),
+            ..AgentSettings::default()
+        },
+        GuardSettings::default(),
+    )
+    .with_shipped_understanding();
+    if local_first {
+        let stage = Understanding::shipped().expect("sentences");
+        agent.with_local_first(Box::new(RulesBrain::new(&twin.world, stage)))
+    } else {
+        agent
+    }
+}
+
+/// The path and its reason from the turn's `understood` event.
+fn path(events: &[Event]) -> (Option<String>, Option<String>) {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::Understood { path, why, .. } => Some((path.clone(), why.clone())),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn speech(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Speech { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The last user message of a request body.
+fn last_user(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn say(agent: &mut Agent, twin: &mut Twin, line: &str) -> (EndReason, u32, Vec<Event>) {
+    let mut events = Vec::new();
+    let turn = Turn::parse(line).expect("turn");
+    let report = agent.handle_turn(&turn, twin, &mut events).await;
+    (report.reason, report.llm_calls, events)
+}
+
+#[tokio::test]
+async fn an_understood_turn_makes_no_request() {
+    let server = FakeLlm::start(Vec::new()).await;
+    let mut twin = Twin::load("softdrinks").expect("scene");
+    let mut agent = agent_on(&server, &twin, true);
+    let (reason, llm_calls, events) = say(
+        &mut agent,
+        &mut twin,
+        "Felix said to the_robot: could you hand me the red glass?",
+    )
+    .await;
+    assert_eq!(server.request_count(), 0);
+    assert_eq!(llm_calls, 0);
+    assert_eq!(reason, EndReason::Stop);
+    let (path, why) = path(&events);
+    assert_eq!(path.as_deref(), Some("local"));
+    assert!(why.unwrap_or_default().starts_with("sure: give"));
+    assert_eq!(
+        twin.world
+            .object_named("red_glass")
+            .and_then(|id| twin.world.holder(id))
+            .map(|p| twin.world.person(p).name.clone())
+            .as_deref(),
+        Some("Felix"),
+        "{events:?}"
+    );
+    // Thanks, between people: no request, no words.
+    let (_, _, events) = say(&mut agent, &mut twin, "Felix said to Daniel: thanks a lot").await;
+    assert_eq!(server.request_count(), 0);
+    assert!(speech(&events).is_empty(), "{events:?}");
+}
+
+#[tokio::test]
+async fn a_turn_the_templates_cannot_read_goes_to_the_llm_with_its_reason() {
+    let server = FakeLlm::start(vec![Scripted::tool_calls(&[
+        (
+            "speak",
+            json!({"person_name": "Felix", "text": "I am not sure what you mean; which bottle?"}),
+        ),
+        ("stop", json!({})),
+    ])])
+    .await;
+    let mut twin = Twin::load("softdrinks").expect("scene");
+    let mut agent = agent_on(&server, &twin, true);
+    let (reason, llm_calls, events) = say(
+        &mut agent,
+        &mut twin,
+        "Felix said to the_robot: could you scoot the fizzy orange stuff over my way",
+    )
+    .await;
+    assert_eq!(server.request_count(), 1);
+    assert_eq!(llm_calls, 1);
+    assert_eq!(reason, EndReason::Stop);
+    let (path, why) = path(&events);
+    assert_eq!(path.as_deref(), Some("llm"), "{why:?}");
+    assert!(why.is_some_and(|w| !w.is_empty()));
+    // The LLM's words, not a canned "I did not understand".
+    assert_eq!(speech(&events), ["I am not sure what you mean; which bottle?"]);
+}
+
+#[tokio::test]
+async fn an_answer_to_the_llms_question_goes_back_to_the_llm() {
+    let server = FakeLlm::start(vec![
+        Scripted::tool_calls(&[
+            (
+                "speak",
+                json!({"person_name": "All", "text": "Who is the drink for?"}),
+            ),
+            ("stop", json!({})),
+        ]),
+        Scripted::tool_calls(&[("stop", json!({}))]),
+    ])
+    .await;
+    let mut twin = Twin::load("softdrinks").expect("scene");
+    let mut agent = agent_on(&server, &twin, true);
+    say(
+        &mut agent,
+        &mut twin,
+        "someone said to the_robot: could I get something bubbly",
+    )
+    .await;
+    let (_, _, events) = say(&mut agent, &mut twin, "Felix said to the_robot: it is for me").await;
+    assert_eq!(server.request_count(), 2, "{events:?}");
+    assert_eq!(path(&events).0.as_deref(), Some("llm"));
+}
+
+#[tokio::test]
+async fn a_statement_reaches_the_llm_with_its_verdict() {
+    let server = FakeLlm::start(vec![
+        Scripted::tool_calls(&[("stop", json!({}))]),
+        Scripted::tool_calls(&[("stop", json!({}))]),
+    ])
+    .await;
+    let mut twin = Twin::load("softdrinks").expect("scene");
+    // The LLM brain alone: every turn is a request, each with its note.
+    let mut agent = agent_on(&server, &twin, false);
+    let (_, _, events) = say(
+        &mut agent,
+        &mut twin,
+        "Felix said to Daniel: there is no fanta left",
+    )
+    .await;
+    assert_eq!(path(&events).0, None, "no path without local first");
+    say(&mut agent, &mut twin, "Felix said to Daniel: we are out of beer").await;
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 2);
+    let wrong = last_user(&bodies[0]);
+    assert!(
+        wrong.contains("fanta_bottle holds fanta: the statement is wrong"),
+        "{wrong}"
+    );
+    let right = last_user(&bodies[1]);
+    assert!(right.contains("the statement is right"), "{right}");
+}
