@@ -144,7 +144,10 @@ async fn a_turn_the_templates_cannot_read_goes_to_the_llm_with_its_reason() {
     assert_eq!(path.as_deref(), Some("llm"), "{why:?}");
     assert!(why.is_some_and(|w| !w.is_empty()));
     // The LLM's words, not a canned "I did not understand".
-    assert_eq!(speech(&events), ["I am not sure what you mean; which bottle?"]);
+    assert_eq!(
+        speech(&events),
+        ["I am not sure what you mean; which bottle?"]
+    );
 }
 
 #[tokio::test]
@@ -168,7 +171,12 @@ async fn an_answer_to_the_llms_question_goes_back_to_the_llm() {
         "someone said to the_robot: could I get something bubbly",
     )
     .await;
-    let (_, _, events) = say(&mut agent, &mut twin, "Felix said to the_robot: it is for me").await;
+    let (_, _, events) = say(
+        &mut agent,
+        &mut twin,
+        "Felix said to the_robot: it is for me",
+    )
+    .await;
     assert_eq!(server.request_count(), 2, "{events:?}");
     assert_eq!(path(&events).0.as_deref(), Some("llm"));
 }
@@ -190,7 +198,12 @@ async fn a_statement_reaches_the_llm_with_its_verdict() {
     )
     .await;
     assert_eq!(path(&events).0, None, "no path without local first");
-    say(&mut agent, &mut twin, "Felix said to Daniel: we are out of beer").await;
+    say(
+        &mut agent,
+        &mut twin,
+        "Felix said to Daniel: we are out of beer",
+    )
+    .await;
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 2);
     let wrong = last_user(&bodies[0]);

@@ -73,11 +73,17 @@ mod tests {
         let sure = route(&reading(Act::Give, None), None);
         assert_eq!(sure.path, Path::Local);
         let gapped = route(
-            &reading(Act::Give, Some(Doubt::Gapped { skipped: 2 })),
+            &reading(
+                Act::Give,
+                Some(Doubt::Gapped {
+                    skipped: 2,
+                    word: "jug".into(),
+                }),
+            ),
             Some(Path::Local),
         );
         assert_eq!(gapped.path, Path::Llm);
-        assert!(gapped.why.contains("skipped 2 words"), "{}", gapped.why);
+        assert!(gapped.why.contains("\"jug\""), "{}", gapped.why);
         let unknown = route(&Reading::unknown("scoot it over".into()), None);
         assert_eq!(unknown.path, Path::Llm);
     }

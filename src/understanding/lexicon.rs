@@ -174,6 +174,14 @@ impl<'w> Lexicon<'w> {
             .map(|(_, v)| v.clone())
     }
 
+    /// Whether a word names something at the table: an object's word (as the
+    /// recogniser may have misheard it), a person, the robot.
+    pub fn names_table(&self, word: &str) -> bool {
+        self.person_words.contains(word)
+            || self.robot_words.iter().any(|w| w == word)
+            || self.known(word).is_some()
+    }
+
     /// The other person: neither the speaker nor the listener, when exactly one.
     fn other_person(&self, context: &Context) -> Option<String> {
         let others: Vec<&str> = self

@@ -110,8 +110,19 @@ impl Understanding {
             .collect::<Vec<_>>()
             .join(" | ");
         let mut best: Option<(Score, Reading)> = None;
-        let mut unread = None;
+        // Per sentence: its words, and whether the whole or a clause of it was read.
+        let mut sentences: Vec<(String, bool)> = Vec::new();
         for variants in &parts {
+            let Some(first) = variants.first() else {
+                continue;
+            };
+            if sentences.len() <= first.sentence {
+                sentences.resize(first.sentence + 1, (String::new(), false));
+                sentences[first.sentence].0 = variants
+                    .last()
+                    .map(normalize::Words::text)
+                    .unwrap_or_default();
+            }
             // Within a turn, "it" may mean what an earlier part named.
             let mut part_best: Option<(Score, Reading)> = None;
             for words in variants {
@@ -128,13 +139,18 @@ impl Understanding {
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                 }
-            } else if unread.is_none() {
-                unread = variants.last().map(normalize::Words::text);
+                sentences[first.sentence].1 = true;
             }
         }
+        // A sentence not read that names nothing at the table ("the worst.")
+        // cannot change what the turn asks.
+        let unread = sentences.into_iter().find_map(|(text, read)| {
+            let names = text.split(' ').any(|w| lexicon.names_table(w));
+            (!read && names).then_some(text)
+        });
         let reading = match best {
-            Some((score, mut reading)) => {
-                reading.doubt = doubt_of(&reading, &score, unread);
+            Some((_, mut reading)) => {
+                reading.doubt = doubt_of(&reading, unread);
                 reading
             }
             None => Reading::unknown(heard.clone()),
@@ -175,12 +191,22 @@ impl Understanding {
             if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
                 continue;
             }
+            // A gap that skipped words naming something at the table may have
+            // skipped what was meant; other skipped words ("while I type") do not.
+            let gap_word = found
+                .gaps
+                .iter()
+                .flat_map(|&(from, len)| &words.words[from..from + len])
+                .find(|w| lexicon.names_table(w));
             let reading = Reading {
                 act: sentence.act,
                 slots,
                 matched: format!("{}: {}", sentence.act.as_str(), sentence.text),
                 heard: heard.to_string(),
-                doubt: None,
+                doubt: gap_word.map(|word| Doubt::Gapped {
+                    skipped: found.skipped,
+                    word: word.clone(),
+                }),
             };
             best = Some((score, reading));
         }
@@ -274,14 +300,13 @@ fn with_memory(
     }
 }
 
-/// What keeps a template match from being sure: words skipped by a gap,
-/// another part of the turn not read, a thing the table lacks, an unknown
+/// What keeps a template match from being sure: a gap that skipped a word
+/// naming something at the table (set by the match), another sentence of the
+/// turn not read that names something at the table, a thing the table lacks, an unknown
 /// word left out, a person who is nobody at the table.
-fn doubt_of(reading: &Reading, score: &Score, unread: Option<String>) -> Option<Doubt> {
-    if score.skipped > 0 {
-        return Some(Doubt::Gapped {
-            skipped: score.skipped,
-        });
+fn doubt_of(reading: &Reading, unread: Option<String>) -> Option<Doubt> {
+    if let Some(doubt) = &reading.doubt {
+        return Some(doubt.clone());
     }
     if let Some(part) = unread {
         return Some(Doubt::UnreadPart { part });

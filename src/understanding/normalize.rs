@@ -25,6 +25,8 @@ pub struct Words {
     pub words: Vec<String>,
     /// `breaks[i]`: a comma stood right before word `i` (lists: "cola, cola zero").
     pub breaks: Vec<bool>,
+    /// Which sentence of the turn it reads (0-based): a whole sentence and its clauses share it.
+    pub sentence: usize,
 }
 
 impl Words {
@@ -44,12 +46,14 @@ const COMMA: &str = ",";
 /// `vocatives` are the words by which the listener may be addressed.
 pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Vec<Words>> {
     let mut parts = Vec::new();
+    let mut index = 0;
     for s in text.split(['.', '!', '?', ';', '\n']) {
         let whole = sentence(rules, s, vocatives);
         if whole.is_empty() {
             continue;
         }
         let clauses: Vec<&str> = s.split([',', ':']).collect();
+        let start = parts.len();
         parts.push(whole);
         if clauses.len() > 1 {
             for clause in clauses {
@@ -60,6 +64,10 @@ pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Ve
                 }
             }
         }
+        for words in parts[start..].iter_mut().flatten() {
+            words.sentence = index;
+        }
+        index += 1;
     }
     parts
 }
@@ -114,6 +122,7 @@ fn finish(words: &[String]) -> Option<Words> {
     let mut out = Words {
         words: Vec::new(),
         breaks: Vec::new(),
+        sentence: 0,
     };
     let mut comma = false;
     for w in words {

@@ -211,12 +211,14 @@ pub struct Reading {
 pub enum Doubt {
     /// No template matched.
     NotUnderstood,
-    /// The match skipped words with a gap (`*`).
+    /// A gap (`*`) of the match skipped a word that names something at the table.
     Gapped {
         /// How many words the gaps skipped.
         skipped: usize,
+        /// The first skipped word that names something at the table.
+        word: String,
     },
-    /// Part of the turn (another sentence of it) matched nothing.
+    /// Another sentence of the turn, naming something at the table, matched nothing.
     UnreadPart {
         /// That part's words.
         part: String,
@@ -243,7 +245,9 @@ impl Doubt {
     pub fn describe(&self) -> String {
         match self {
             Doubt::NotUnderstood => "no template matched".into(),
-            Doubt::Gapped { skipped } => format!("a gapped match (skipped {skipped} words)"),
+            Doubt::Gapped { skipped, word } => {
+                format!("a gapped match skipped {skipped} words, \"{word}\" among them")
+            }
             Doubt::UnreadPart { part } => format!("part of the turn was not read: \"{part}\""),
             Doubt::Lacking { said } => format!("the table has no \"{said}\""),
             Doubt::LeftOut { word } => format!("an unknown word was left out: \"{word}\""),

@@ -267,6 +267,8 @@ pub struct Match<V> {
     pub slots: Vec<(String, V)>,
     /// Words skipped by `*`.
     pub skipped: usize,
+    /// Where the gaps skipped words: (first word, how many).
+    pub gaps: Vec<(usize, usize)>,
 }
 
 /// Steps one match may take before it gives up (pathological input).
@@ -285,12 +287,14 @@ pub fn matches<F: SlotFiller>(
         steps: 0,
         slots: Vec::new(),
         skipped: 0,
+        gaps: Vec::new(),
     };
     let stack: Vec<&[Element]> = vec![template];
     if state.run(stack, 0) {
         Some(Match {
             slots: state.slots,
             skipped: state.skipped,
+            gaps: state.gaps,
         })
     } else {
         None
@@ -303,6 +307,7 @@ struct Search<'w, 'f, F: SlotFiller> {
     steps: usize,
     slots: Vec<(String, F::Value)>,
     skipped: usize,
+    gaps: Vec<(usize, usize)>,
 }
 
 impl<F: SlotFiller> Search<'_, '_, F> {
@@ -332,9 +337,15 @@ impl<F: SlotFiller> Search<'_, '_, F> {
                 let most = MAX_GAP.min(self.words.len() - at);
                 (0..=most).any(|skip| {
                     self.skipped += skip;
+                    if skip > 0 {
+                        self.gaps.push((at, skip));
+                    }
                     let ok = self.run(stack.clone(), at + skip);
                     if !ok {
                         self.skipped -= skip;
+                        if skip > 0 {
+                            self.gaps.pop();
+                        }
                     }
                     ok
                 })
