@@ -21,6 +21,7 @@ pub fn verdict(
         Act::StateAbsent => absent(world, grammar, reading)?,
         Act::StateInventory => inventory(world, reading)?,
         Act::StateContents => contents(world, reading)?,
+        Act::StateCount => count(reading)?,
         _ => return None,
     };
     Some(match wrong {
@@ -117,6 +118,19 @@ fn contents(world: &World, reading: &Reading) -> Option<Checked> {
         })
         .collect();
     Some((claim, (!wrong.is_empty()).then(|| wrong.join(", "))))
+}
+
+/// "We've got three mugs": wrong when the table has another number of them.
+fn count(reading: &Reading) -> Option<Checked> {
+    let mention = reading.slots.object.as_ref()?;
+    let claimed: usize = reading.slots.count.as_deref()?.parse().ok()?;
+    let every = mention.every_fitting();
+    let claim = format!("there are {claimed} of {}", mention.said);
+    let fact = (every.len() != claimed).then(|| match every {
+        [] => format!("the table has no {}", mention.said),
+        names => format!("the table has {}: {}", names.len(), names.join(", ")),
+    });
+    Some((claim, fact))
 }
 
 /// The mention's objects on the table, with what each holds.

@@ -260,11 +260,23 @@ impl<'a, 'w> Filler<'a, 'w> {
             let referent = self.context.referent.clone()?;
             return Some(ObjectMention {
                 said,
-                candidates: vec![referent],
+                candidates: vec![referent.clone()],
                 owner,
                 referred: true,
                 left_out: None,
+                every: vec![referent.clone()],
             });
+        }
+        // "two jars of jam", "the bottle of water": the jam jars, the water bottle.
+        if let Some(of) = rest.iter().position(|w| w == "of") {
+            if of > 0 && of + 1 < rest.len() {
+                let turned: Vec<String> =
+                    rest[of + 1..].iter().chain(&rest[..of]).cloned().collect();
+                let mut mention = self.object(&turned, false)?;
+                mention.said = said;
+                mention.owner = owner.or(mention.owner);
+                return Some(mention);
+            }
         }
         if let [head @ .., last] = rest {
             if (last == "one" || last == "ones") && !head.is_empty() {
@@ -309,6 +321,7 @@ impl<'a, 'w> Filler<'a, 'w> {
             None => return None,
         };
         // "that glass" after one was named: the one named.
+        let every = candidates.clone();
         let candidates = match &self.context.referent {
             Some(referent) if candidates.len() > 1 && candidates.contains(referent) => {
                 vec![referent.clone()]
@@ -321,6 +334,7 @@ impl<'a, 'w> Filler<'a, 'w> {
             owner,
             referred: false,
             left_out,
+            every,
         })
     }
 

@@ -382,6 +382,7 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
             ("filter", SlotValue::Value(v)) => slots.filter = Some(v),
             ("ability", SlotValue::Value(v)) => slots.ability = Some(v),
             ("fill", SlotValue::Value(v)) => slots.fill = Some(v),
+            ("count", SlotValue::Value(v)) => slots.count = Some(v),
             ("only", SlotValue::Value(_)) => slots.only = true,
             _ => {}
         }
@@ -413,6 +414,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "filter",
     "ability",
     "fill",
+    "count",
     "only",
 ];
 

@@ -34,6 +34,8 @@ pub enum Act {
     StateAbsent,
     /// A claim about what a container holds ("both glasses are full").
     StateContents,
+    /// A claim about how many there are ("we've got two mugs", "just the one teapot").
+    StateCount,
     /// Whose it is, in reply to the robot's question ("it is for me", "Felix").
     Claim,
     /// Thanks.
@@ -78,6 +80,7 @@ impl Act {
             Act::StateInventory => "state_inventory",
             Act::StateAbsent => "state_absent",
             Act::StateContents => "state_contents",
+            Act::StateCount => "state_count",
             Act::Claim => "claim",
             Act::Thanks => "thanks",
             Act::Greeting => "greeting",
@@ -116,12 +119,25 @@ pub struct ObjectMention {
     /// "it" / "that one": taken from the dialogue.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub referred: bool,
+    /// Every scene object the words fit, before the dialogue narrowed them to
+    /// the one just named (what a count claim counts).
+    #[serde(skip)]
+    pub every: Vec<String>,
     /// A word the table does not know, left out to ground the rest ("the regular milk").
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub left_out: Option<String>,
 }
 
 impl ObjectMention {
+    /// Every object the words fit, before "that one" narrowed them (what a count counts).
+    pub fn every_fitting(&self) -> &[String] {
+        if self.every.is_empty() {
+            &self.candidates
+        } else {
+            &self.every
+        }
+    }
+
     /// The one object meant, when resolved.
     pub fn resolved(&self) -> Option<&str> {
         match self.candidates.as_slice() {
@@ -177,6 +193,9 @@ pub struct Slots {
     /// A word-list value: `full` or `empty` (what a container holds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill: Option<String>,
+    /// A word-list value: how many a count claim says there are ("2").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub count: Option<String>,
     /// "only": a statement claims to be complete.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub only: bool,

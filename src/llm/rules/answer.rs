@@ -396,6 +396,33 @@ impl RulesBrain {
         self.say_to(s, "All".into(), text)
     }
 
+    /// "We've got three mugs." — corrected when the table has another number of them.
+    pub(super) fn count_claim(&self, s: &Situation<'_>) -> Calls {
+        let mention = s.reading.slots.object.as_ref()?;
+        let claimed: usize = s.reading.slots.count.as_deref()?.parse().ok()?;
+        let there = mention.every_fitting();
+        if there.len() == claimed {
+            return if s.robot_addressed {
+                self.say(s, "Yes, that is right.".into())
+            } else {
+                None
+            };
+        }
+        let text = match there {
+            [] => format!(
+                "Sorry to interrupt: there is no {} here.",
+                said_bare(mention)
+            ),
+            [one] => format!("Sorry to interrupt: there is only one, {}.", natural(one)),
+            many => format!(
+                "Sorry to interrupt: there are {}, {}.",
+                number_word(many.len()),
+                and_list(&naturals(many))
+            ),
+        };
+        self.say_to(s, "All".into(), text)
+    }
+
     /// "There is nothing without alcohol." — corrected when there is.
     fn filtered_absence_claim(&self, s: &Situation<'_>, listed: &[Listed]) -> Calls {
         let filter = self
@@ -576,4 +603,15 @@ fn capitalised(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// "two", "three" ... (digits past twelve).
+fn number_word(n: usize) -> String {
+    const WORDS: [&str; 13] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }

@@ -151,6 +151,7 @@ impl RulesBrain {
             owner: None,
             referred: false,
             left_out: None,
+            every: Vec::new(),
         })
     }
 
@@ -391,6 +392,7 @@ impl RulesBrain {
             owner: None,
             referred: true,
             left_out: None,
+            every: Vec::new(),
         })
     }
 }

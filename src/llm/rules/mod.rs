@@ -112,6 +112,7 @@ impl RulesBrain {
             Act::StateInventory => self.inventory_claim(s),
             Act::StateAbsent => self.absence_claim(s),
             Act::StateContents => self.contents_claim(s),
+            Act::StateCount => self.count_claim(s),
             Act::Claim => self.claim(s),
             Act::Thanks
             | Act::Greeting

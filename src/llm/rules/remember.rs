@@ -224,6 +224,7 @@ impl RulesBrain {
             owner: None,
             referred: false,
             left_out: None,
+            every: Vec::new(),
         }))
     }
 
