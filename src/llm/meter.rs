@@ -76,6 +76,10 @@ impl ChatBackend for Metered {
         }))
     }
 
+    fn reads_notes(&self) -> bool {
+        self.inner.reads_notes()
+    }
+
     fn describe(&self) -> String {
         self.inner.describe()
     }

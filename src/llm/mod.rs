@@ -122,6 +122,11 @@ pub trait ChatBackend: Send + Sync {
     }
     /// One line for logs and banners, e.g. `llm gpt-4o at https://api.openai.com/v1`.
     fn describe(&self) -> String;
+    /// Whether the brain reads the situation note (an LLM does; the rules
+    /// brain asks the twin itself, so the note is not worked out for it).
+    fn reads_notes(&self) -> bool {
+        true
+    }
 }
 
 /// A reply that arrives whole, as a stream of one [`ReplyEvent::Done`].

@@ -162,6 +162,7 @@ impl Tape {
             let shared = Arc::new(self.load(episode, label, shared)?);
             let backend = Replaying {
                 shared: shared.clone(),
+                reads_notes: self.meta["brain"] != "rules",
             };
             return Ok((Box::new(backend), EpisodeTape { shared }));
         }
@@ -395,11 +396,17 @@ impl ChatBackend for Recording {
     fn describe(&self) -> String {
         format!("{} (recording)", self.inner.describe())
     }
+
+    fn reads_notes(&self) -> bool {
+        self.inner.reads_notes()
+    }
 }
 
 /// Answers from a recorded episode.
 struct Replaying {
     shared: Arc<Shared>,
+    /// The recorded brain read the note (every brain but the rules brain).
+    reads_notes: bool,
 }
 
 impl ChatBackend for Replaying {
@@ -442,6 +449,10 @@ impl ChatBackend for Replaying {
 
     fn describe(&self) -> String {
         format!("replay of episode {}", self.shared.episode)
+    }
+
+    fn reads_notes(&self) -> bool {
+        self.reads_notes
     }
 }
 

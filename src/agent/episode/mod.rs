@@ -483,7 +483,7 @@ impl Agent {
         ) {
             (Some(_), _, Situation::Off) | (None, _, _) | (_, None, _) => None,
             // The rules brain asks the twin itself.
-            _ if local => None,
+            _ if local || !self.backend.reads_notes() => None,
             (Some(reading), Some(grammar), wanted) => {
                 situation::note(twin, grammar, turn, reading, wanted == Situation::Plan)
             }

@@ -197,4 +197,8 @@ impl ChatBackend for RulesBrain {
     fn describe(&self) -> String {
         "rules baseline (no LLM)".to_string()
     }
+
+    fn reads_notes(&self) -> bool {
+        false
+    }
 }

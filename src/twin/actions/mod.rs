@@ -728,8 +728,10 @@ pub fn preconditions(
     }
 }
 
-/// Which arms can take `object` now, from inverse kinematics: every `get` variant of
-/// each arm is simulated from the current joints; the reason is empty when it reaches.
+/// Which arm can take `object` now, from inverse kinematics: every `get` variant of
+/// an arm is simulated from the current joints, the arm whose base is nearer first;
+/// the first arm that reaches ends the check (its reason is empty), otherwise each
+/// arm says why not.
 pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)> {
     let world = &twin.world;
     let robot = match &twin.robot {
@@ -754,20 +756,32 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
         holding: None,
     };
     let step = Elementary::Get { object, arm: None };
-    [Hand::Left, Hand::Right]
-        .into_iter()
-        .map(|hand| {
-            if let Some(reason) = &blocked {
-                return (hand, false, reason.clone());
+    let at = world.object_base(object);
+    let away = |hand: Hand| {
+        let base = robot.arm(side_of(hand)).world_from_base.translation;
+        glam::Vec3::from(base).truncate().distance(at.truncate())
+    };
+    let mut hands = [Hand::Left, Hand::Right];
+    hands.sort_by(|a, b| away(*a).total_cmp(&away(*b)));
+    let mut arms = Vec::new();
+    for hand in hands {
+        let checked = match &blocked {
+            Some(reason) => (hand, false, reason.clone()),
+            None => {
+                let variants = get_variants(world, robot, object, &[side_of(hand)]);
+                match search::first_feasible(robot, &state, &step, &variants) {
+                    Ok(_) => (hand, true, String::new()),
+                    Err(causes) => (hand, false, reach_reason(world, object, hand, &causes)),
+                }
             }
-            let side: Side = side_of(hand);
-            let variants = get_variants(world, robot, object, &[side]);
-            match search::first_feasible(robot, &state, &step, &variants) {
-                Ok(_) => (hand, true, String::new()),
-                Err(causes) => (hand, false, reach_reason(world, object, hand, &causes)),
-            }
-        })
-        .collect()
+        };
+        let reaches = checked.1;
+        arms.push(checked);
+        if reaches {
+            break;
+        }
+    }
+    arms
 }
 
 /// Whether some grasp pose of `object` (any arm, grasp and approach direction) has an

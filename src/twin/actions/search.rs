@@ -413,15 +413,19 @@ pub fn first_feasible(
     step: &Elementary,
     variants: &[Variant],
 ) -> Result<(Variant, Simulated), Vec<Cause>> {
-    let results: Vec<Result<Simulated, Cause>> = variants
-        .par_iter()
-        .map(|v| simulate_with(robot, state, step, v, Detours::Off))
-        .collect();
+    // A few at a time, as many as there are threads: the first feasible one
+    // ends the search without simulating the rest (the same one as all at once).
     let mut causes = Vec::new();
-    for (v, r) in variants.iter().zip(results) {
-        match r {
-            Ok(sim) => return Ok((*v, sim)),
-            Err(c) => causes.push(c),
+    for chunk in variants.chunks(rayon::current_num_threads().max(1)) {
+        let results: Vec<Result<Simulated, Cause>> = chunk
+            .par_iter()
+            .map(|v| simulate_with(robot, state, step, v, Detours::Off))
+            .collect();
+        for (v, r) in chunk.iter().zip(results) {
+            match r {
+                Ok(sim) => return Ok((*v, sim)),
+                Err(c) => causes.push(c),
+            }
         }
     }
     for level in EFFORTS {
