@@ -3,7 +3,8 @@
 //! corrects and stays silent as people expect in at least 95 % of the turns,
 //! and never intervenes where nobody needed help. The held-out set
 //! (tests/dialogues/heldout) is never tuned on; its figure is reported in the
-//! README, measured with `attentive eval tests/dialogues/heldout`.
+//! README, measured with `attentive eval tests/dialogues/heldout`. The long-tail
+//! set (tests/dialogues/long_tail) is held too.
 
 use std::process::Command;
 
@@ -57,5 +58,54 @@ fn the_development_set_holds_95_percent_and_no_needless_intervention() {
         needless.is_empty(),
         "needless interventions:\n{}",
         needless.join("\n")
+    );
+}
+
+/// The kinds of talk added for the long tail (tests/dialogues/long_tail: count
+/// claims, moving things along the table, "the bottle of beer"): at least 90 %,
+/// and no needless intervention.
+#[test]
+fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
+    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "--json",
+            "eval",
+            "tests/dialogues/long_tail",
+            "--brain",
+            "rules",
+        ])
+        .output()
+        .expect("run attentive eval");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let judged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["type"] == "judged")
+        .collect();
+    assert!(judged.len() >= 25, "only {} turns", judged.len());
+    let ok = judged.iter().filter(|j| j["category"] == "success").count();
+    let rate = ok as f64 / judged.len() as f64;
+    let failed: Vec<String> = judged
+        .iter()
+        .filter(|j| j["category"] != "success")
+        .map(|j| format!("{} turn {}: {}", j["file"], j["turn"], j["why"]))
+        .collect();
+    assert!(
+        rate >= 0.9,
+        "success {:.1} %:\n{}",
+        100.0 * rate,
+        failed.join("\n")
+    );
+    assert!(
+        judged
+            .iter()
+            .all(|j| j["expect"] != "silent" || j["category"] == "success"),
+        "needless interventions:\n{}",
+        failed.join("\n")
     );
 }

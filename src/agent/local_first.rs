@@ -3,7 +3,7 @@
 //! else goes to the LLM with the situation note. As Home Assistant's Assist
 //! with "prefer handling commands locally".
 
-use crate::understanding::{Act, Reading};
+use crate::understanding::{Act, Doubt, Reading};
 
 /// Which brain answers a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,16 @@ pub struct Route {
 
 /// The route of a turn read as `reading`; `previous` is the path the turn
 /// before took (an answer to the LLM's question goes back to the LLM).
-pub fn route(reading: &Reading, previous: Option<Path>) -> Route {
+/// Talk between people that no template reads and that names nothing on
+/// the table stays local: the robot can only help with what is on the table,
+/// and a small model tends to answer such remarks.
+pub fn route(reading: &Reading, previous: Option<Path>, robot_addressed: bool) -> Route {
+    if reading.doubt == Some(Doubt::NothingOnTheTable) && !robot_addressed {
+        return Route {
+            path: Path::Local,
+            why: "talk between people that names nothing on the table".into(),
+        };
+    }
     if let Some(doubt) = &reading.doubt {
         return Route {
             path: Path::Llm,
@@ -58,7 +67,6 @@ pub fn route(reading: &Reading, previous: Option<Path>) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::understanding::Doubt;
 
     fn reading(act: Act, doubt: Option<Doubt>) -> Reading {
         Reading {
@@ -70,7 +78,7 @@ mod tests {
 
     #[test]
     fn a_sure_reading_goes_local_and_a_doubtful_one_to_the_llm() {
-        let sure = route(&reading(Act::Give, None), None);
+        let sure = route(&reading(Act::Give, None), None, true);
         assert_eq!(sure.path, Path::Local);
         let gapped = route(
             &reading(
@@ -81,25 +89,37 @@ mod tests {
                 }),
             ),
             Some(Path::Local),
+            false,
         );
         assert_eq!(gapped.path, Path::Llm);
         assert!(gapped.why.contains("\"jug\""), "{}", gapped.why);
-        let unknown = route(&Reading::unknown("scoot it over".into()), None);
+        let unknown = route(&Reading::unknown("scoot it over".into()), None, false);
         assert_eq!(unknown.path, Path::Llm);
     }
 
     #[test]
     fn an_answer_follows_the_question_to_its_brain() {
         for act in [Act::Claim, Act::Confirm] {
-            assert_eq!(route(&reading(act, None), Some(Path::Llm)).path, Path::Llm);
             assert_eq!(
-                route(&reading(act, None), Some(Path::Local)).path,
+                route(&reading(act, None), Some(Path::Llm), true).path,
+                Path::Llm
+            );
+            assert_eq!(
+                route(&reading(act, None), Some(Path::Local), true).path,
                 Path::Local
             );
         }
         assert_eq!(
-            route(&reading(Act::Thanks, None), Some(Path::Llm)).path,
+            route(&reading(Act::Thanks, None), Some(Path::Llm), false).path,
             Path::Local
         );
+    }
+
+    #[test]
+    fn talk_between_people_about_nothing_on_the_table_stays_local() {
+        let remark = reading(Act::Unknown, Some(Doubt::NothingOnTheTable));
+        assert_eq!(route(&remark, None, false).path, Path::Local);
+        // Said to the robot, the LLM answers it.
+        assert_eq!(route(&remark, None, true).path, Path::Llm);
     }
 }

@@ -107,31 +107,13 @@ fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
     if exact.len() == 1 {
         return Grounding::Resolved(exact[0]);
     }
-    let vocabulary: BTreeSet<&String> = entries.iter().flat_map(Entry::vocabulary).collect();
-    let query_words: Vec<String> = words(query)
-        .into_iter()
-        .map(|w| correct(&w, &vocabulary))
-        .collect();
+    let query_words = corrected_words(entries, query);
     if query_words.is_empty() {
         return Grounding::Unknown {
             closest: entries.iter().map(|e| e.id).collect(),
         };
     }
-    // Penalty: distinguishing name words the query left unsaid.
-    let mut scored: Vec<(usize, T)> = entries
-        .iter()
-        .filter(|e| query_words.iter().all(|q| e.vocabulary().any(|v| v == q)))
-        .map(|e| {
-            // Name words beyond the kind that the query left unsaid; a property word
-            // ("coke") matches but does not say a name word ("cola").
-            let unsaid = e
-                .name_words
-                .iter()
-                .filter(|w| !e.spoken_kind_words.contains(w) && !query_words.contains(w))
-                .count();
-            (unsaid, e.id)
-        })
-        .collect();
+    let mut scored = scored(entries, &query_words);
     scored.sort_by_key(|(penalty, _)| *penalty);
     match scored.first() {
         None => Grounding::Unknown {
@@ -150,6 +132,48 @@ fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
             }
         }
     }
+}
+
+/// Every entry all of whose query words it has, with its penalty: the
+/// distinguishing name words the query left unsaid.
+fn scored<T: Copy>(entries: &[Entry<T>], query_words: &[String]) -> Vec<(usize, T)> {
+    entries
+        .iter()
+        .filter(|e| query_words.iter().all(|q| e.vocabulary().any(|v| v == q)))
+        .map(|e| {
+            // Name words beyond the kind that the query left unsaid; a property word
+            // ("coke") matches but does not say a name word ("cola").
+            let unsaid = e
+                .name_words
+                .iter()
+                .filter(|w| !e.spoken_kind_words.contains(w) && !query_words.contains(w))
+                .count();
+            (unsaid, e.id)
+        })
+        .collect()
+}
+
+/// Every object the words fit, however many name words they leave unsaid
+/// ("bottles": the cola, the cola zero and the fanta bottle): what a count counts.
+pub fn objects_fitting(world: &World, query: &str) -> Vec<ObjectId> {
+    let entries = object_entries(world);
+    let query_words = corrected_words(&entries, query);
+    if query_words.is_empty() {
+        return Vec::new();
+    }
+    scored(&entries, &query_words)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect()
+}
+
+/// The query's words, each corrected toward the entries' vocabulary.
+fn corrected_words<T>(entries: &[Entry<T>], query: &str) -> Vec<String> {
+    let vocabulary: BTreeSet<&String> = entries.iter().flat_map(Entry::vocabulary).collect();
+    words(query)
+        .into_iter()
+        .map(|w| correct(&w, &vocabulary))
+        .collect()
 }
 
 /// Corrects a word to a known one: plural forms, then near misses (one or two edits).

@@ -47,6 +47,8 @@ pub struct Lexicon<'w> {
     known_memo: RefCell<HashMap<String, Option<String>>>,
     /// Memo of object grounding by the corrected words.
     grounded_memo: RefCell<HashMap<String, Option<Vec<String>>>>,
+    /// Memo of every object the corrected words fit.
+    fitting_memo: RefCell<HashMap<String, Vec<String>>>,
 }
 
 impl<'w> Lexicon<'w> {
@@ -74,6 +76,7 @@ impl<'w> Lexicon<'w> {
             robot_words: grounding::words(&world.robot.name),
             known_memo: RefCell::default(),
             grounded_memo: RefCell::default(),
+            fitting_memo: RefCell::default(),
         }
     }
 
@@ -174,12 +177,32 @@ impl<'w> Lexicon<'w> {
             .map(|(_, v)| v.clone())
     }
 
+    /// Every scene object the corrected words fit, by name (what a count counts).
+    fn fitting(&self, words: &str) -> Vec<String> {
+        if let Some(hit) = self.fitting_memo.borrow().get(words) {
+            return hit.clone();
+        }
+        let found: Vec<String> = grounding::objects_fitting(self.world, words)
+            .into_iter()
+            .map(|id| self.world.object(id).name.clone())
+            .collect();
+        self.fitting_memo
+            .borrow_mut()
+            .insert(words.to_string(), found.clone());
+        found
+    }
+
     /// Whether a word names something at the table: an object's word (as the
     /// recogniser may have misheard it), a person, the robot.
     pub fn names_table(&self, word: &str) -> bool {
         self.person_words.contains(word)
             || self.robot_words.iter().any(|w| w == word)
             || self.known(word).is_some()
+    }
+
+    /// Whether a word names a thing on the table (as the recogniser may have misheard it).
+    pub fn names_thing(&self, word: &str) -> bool {
+        self.known(word).is_some()
     }
 
     /// The other person: neither the speaker nor the listener, when exactly one.
@@ -306,7 +329,7 @@ impl<'a, 'w> Filler<'a, 'w> {
         } else {
             known.into_iter().collect()
         };
-        let candidates = match known {
+        let candidates = match &known {
             Some(words) => match self.lexicon.ground(&words.join(" ")) {
                 Some(candidates) => candidates,
                 None if unknown_allowed => Vec::new(),
@@ -320,8 +343,12 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
             None => return None,
         };
-        // "that glass" after one was named: the one named.
-        let every = candidates.clone();
+        // Every object the words fit, for a count; then "that glass" after
+        // one was named: the one named.
+        let every = match &known {
+            Some(words) if !candidates.is_empty() => self.lexicon.fitting(&words.join(" ")),
+            _ => candidates.clone(),
+        };
         let candidates = match &self.context.referent {
             Some(referent) if candidates.len() > 1 && candidates.contains(referent) => {
                 vec![referent.clone()]

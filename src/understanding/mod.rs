@@ -20,6 +20,7 @@ pub use reading::{Act, Doubt, ObjectMention, PersonMention, Reading, Slots};
 use crate::twin::grounding::{self, Addressee, Grounding};
 use crate::twin::World;
 use lexicon::{Filler, Lexicon, SlotValue};
+use template::SlotFiller;
 
 /// One utterance of the dialogue, as the stage reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,13 +80,19 @@ impl Understanding {
         turn: &Utterance<'_>,
     ) -> Reading {
         let lexicon = Lexicon::new(world);
-        // Oldest first, so that "it" carries through the dialogue.
+        // Oldest first, so that "it" and the last request carry through the dialogue.
         let recent = &earlier[earlier.len().saturating_sub(REFERENT_LOOKBACK)..];
-        let referent = recent.iter().fold(None, |referent: Option<String>, u| {
-            let reading = self.read_with(&lexicon, world, u, referent.clone());
-            reading.referent().map(str::to_string).or(referent)
-        });
-        self.read_with(&lexicon, world, turn, referent)
+        let mut before = Before::default();
+        for u in recent {
+            let reading = self.read_with(&lexicon, world, u, &before);
+            if let Some(named) = reading.referent() {
+                before.referent = Some(named.to_string());
+            }
+            if reading.act.is_request() {
+                before.request = Some(reading);
+            }
+        }
+        self.read_with(&lexicon, world, turn, &before)
     }
 
     /// Reads one turn on its own.
@@ -98,9 +105,9 @@ impl Understanding {
         lexicon: &Lexicon<'_>,
         world: &World,
         turn: &Utterance<'_>,
-        referent: Option<String>,
+        before: &Before,
     ) -> Reading {
-        let mut context = context_of(world, turn, referent);
+        let mut context = context_of(world, turn, before.referent.clone());
         let grammar = &*self.grammar;
         let parts =
             normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context));
@@ -112,6 +119,8 @@ impl Understanding {
         let mut best: Option<(Score, Reading)> = None;
         // Per sentence: its words, and whether the whole or a clause of it was read.
         let mut sentences: Vec<(String, bool)> = Vec::new();
+        // Objects named by sentences no template read, with the sentence.
+        let mut introduced: Vec<(usize, String)> = Vec::new();
         for variants in &parts {
             let Some(first) = variants.first() else {
                 continue;
@@ -140,6 +149,18 @@ impl Understanding {
                     best = Some((score, reading));
                 }
                 sentences[first.sentence].1 = true;
+            } else if let Some(named) = self.named_in(lexicon, &context, variants) {
+                // "See the little glass by Ana? Fill that one ...": the one just named.
+                context.referent = Some(named.clone());
+                introduced.push((first.sentence, named));
+            }
+        }
+        // A sentence that only named what "that one" then meant was read through it.
+        if let Some((_, reading)) = &best {
+            for (sentence, named) in &introduced {
+                if refers_to(reading, named) {
+                    sentences[*sentence].1 = true;
+                }
             }
         }
         // A sentence not read that names nothing at the table ("the worst.")
@@ -153,9 +174,43 @@ impl Understanding {
                 reading.doubt = doubt_of(&reading, unread);
                 reading
             }
-            None => Reading::unknown(heard.clone()),
+            None => {
+                let mut reading = Reading::unknown(heard.clone());
+                // Talk that names nothing on the table asks nothing the robot could do.
+                if !heard.split(' ').any(|w| lexicon.names_thing(w)) {
+                    reading.doubt = Some(Doubt::NothingOnTheTable);
+                }
+                reading
+            }
         };
-        with_memory(&grammar.memory, world, turn, reading)
+        let reading = with_memory(&grammar.memory, world, turn, reading);
+        match reading.act {
+            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context),
+            _ => reading,
+        }
+    }
+
+    /// The one object a part no template read names, longest words first
+    /// ("see the little glass by ana": the little glass).
+    fn named_in(
+        &self,
+        lexicon: &Lexicon<'_>,
+        context: &Context,
+        variants: &[normalize::Words],
+    ) -> Option<String> {
+        let words = variants.last()?;
+        let mut filler = Filler::new(lexicon, &self.grammar, context, &words.words, &words.breaks);
+        let n = words.words.len();
+        for len in (1..=n.min(4)).rev() {
+            for from in 0..=n - len {
+                if let Some(SlotValue::Object(mention)) = filler.fill("object", from, from + len) {
+                    if let (Some(one), false) = (mention.resolved(), mention.referred) {
+                        return Some(one.to_string());
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The best template match of one reading of one part of a turn.
@@ -179,7 +234,7 @@ impl Understanding {
             };
             let slots = slots_of(found.slots, sentence.act, context);
             // A reading about something the table lacks ranks below one about what is there.
-            let lacking = [&slots.object, &slots.source]
+            let lacking = [&slots.object, &slots.source, &slots.target]
                 .into_iter()
                 .flatten()
                 .any(|o| o.candidates.is_empty());
@@ -211,6 +266,61 @@ impl Understanding {
             best = Some((score, reading));
         }
         best
+    }
+}
+
+/// What earlier turns leave for the next: the object last named, the last request.
+#[derive(Default)]
+struct Before {
+    referent: Option<String>,
+    request: Option<Reading>,
+}
+
+/// A follow-up that leaves the verb out ("me too, in the green one", "and the
+/// apple for Ana", "a bit more"): the last request, with what this turn names
+/// put in its place; for the speaker unless it names another. Without a
+/// request before it, it is not understood.
+fn follow_up(
+    world: &World,
+    reading: Reading,
+    request: Option<&Reading>,
+    context: &Context,
+) -> Reading {
+    let Some(request) = request else {
+        return Reading::unknown(reading.heard);
+    };
+    let mut slots = request.slots.clone();
+    let said = reading.slots;
+    let pouring = matches!(request.act, Act::Pour | Act::PourSame);
+    if let Some(object) = said.object {
+        let holds_drink = object
+            .resolved()
+            .and_then(|name| world.object_named(name))
+            .is_some_and(|id| world.object(id).contains.is_some());
+        match (pouring, holds_drink) {
+            (true, true) => slots.source = Some(object),
+            (true, false) => slots.target = Some(object),
+            (false, _) => slots.object = Some(object),
+        }
+    }
+    slots.source = said.source.or(slots.source);
+    let recipient = said.recipient.unwrap_or_else(|| PersonMention {
+        said: String::new(),
+        name: context.speaker.clone(),
+    });
+    // Poured for someone else without a cup named: a fresh one, not the last one.
+    let other = recipient.name != slots.recipient.as_ref().and_then(|r| r.name.clone());
+    if pouring && other && said.target.is_none() {
+        slots.target = None;
+    }
+    slots.target = said.target.or(slots.target);
+    slots.recipient = Some(recipient);
+    Reading {
+        act: request.act,
+        slots,
+        matched: format!("follow_up of {}: {}", request.act.as_str(), reading.matched),
+        heard: reading.heard,
+        doubt: reading.doubt,
     }
 }
 
@@ -276,8 +386,10 @@ fn with_memory(
         Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
         None => {
             if let Some(refers) = phrases.reference(&heard) {
-                if reading.act == Act::Unknown {
+                // "My usual" is a request of its own, not a follow-up of the last one.
+                if matches!(reading.act, Act::Unknown | Act::FollowUp) {
                     reading.act = Act::Give;
+                    reading.slots = Slots::default();
                     reading.slots.recipient = Some(PersonMention {
                         said: String::new(),
                         name: Some(turn.speaker.to_string()),
@@ -298,6 +410,15 @@ fn with_memory(
         // A memory phrase is a full match of its own.
         doubt: None,
     }
+}
+
+/// Whether a reading means `name` by "it" / "that one".
+fn refers_to(reading: &Reading, name: &str) -> bool {
+    let slots = &reading.slots;
+    [&slots.object, &slots.source, &slots.target]
+        .into_iter()
+        .flatten()
+        .any(|m| m.referred && m.resolved() == Some(name))
 }
 
 /// What keeps a template match from being sure: a gap that skipped a word

@@ -58,6 +58,9 @@ pub enum Act {
     AskMemory,
     /// "Yes" to the robot's question.
     Confirm,
+    /// A request that leaves the verb out after one ("me too", "and the apple
+    /// for Ana"): read as that request with what it names put in.
+    FollowUp,
     /// Nothing matched.
     Unknown,
 }
@@ -92,6 +95,7 @@ impl Act {
             Act::Forget => "forget",
             Act::AskMemory => "ask_memory",
             Act::Confirm => "confirm",
+            Act::FollowUp => "follow_up",
             Act::Unknown => "unknown",
         }
     }
@@ -230,6 +234,8 @@ pub struct Reading {
 pub enum Doubt {
     /// No template matched.
     NotUnderstood,
+    /// No template matched, and no word names a thing on the table.
+    NothingOnTheTable,
     /// A gap (`*`) of the match skipped a word that names something at the table.
     Gapped {
         /// How many words the gaps skipped.
@@ -264,6 +270,9 @@ impl Doubt {
     pub fn describe(&self) -> String {
         match self {
             Doubt::NotUnderstood => "no template matched".into(),
+            Doubt::NothingOnTheTable => {
+                "no template matched, and nothing on the table is named".into()
+            }
             Doubt::Gapped { skipped, word } => {
                 format!("a gapped match skipped {skipped} words, \"{word}\" among them")
             }

@@ -416,3 +416,191 @@ fn sure_thing_is_an_answer_not_a_thing_to_give() {
     );
     assert_eq!(reading.act.as_str(), "thanks", "{reading:?}");
 }
+
+/// Reads `text` by `speaker` to `listener` after the earlier turns (same form).
+fn in_dialogue(
+    scene_name: &str,
+    earlier: &[(&str, &str, &str)],
+    turn: (&str, &str, &str),
+) -> Reading {
+    let world = scene::load(scene_name).expect("scene");
+    let before: Vec<Utterance<'_>> = earlier
+        .iter()
+        .map(|(speaker, listener, text)| Utterance {
+            speaker,
+            listener,
+            text,
+        })
+        .collect();
+    let (speaker, listener, text) = turn;
+    stage().read_in_dialogue(
+        &world,
+        &before,
+        &Utterance {
+            speaker,
+            listener,
+            text,
+        },
+    )
+}
+
+#[test]
+fn a_follow_up_is_the_last_request_with_what_it_names() {
+    let pour = (
+        "Felix",
+        "the_robot",
+        "could you pour me some fanta into the red glass",
+    );
+    let me_too = in_dialogue(
+        "softdrinks",
+        &[pour],
+        ("Daniel", "the_robot", "me too, in the blue one"),
+    );
+    assert_eq!(
+        summary(&me_too),
+        "pour source=fanta_bottle target=blue_glass recipient=Daniel"
+    );
+    // For someone else, without a glass named: not the glass just filled.
+    let for_daniel = in_dialogue(
+        "softdrinks",
+        &[pour],
+        ("Felix", "the_robot", "and for Daniel?"),
+    );
+    assert_eq!(
+        summary(&for_daniel),
+        "pour source=fanta_bottle recipient=Daniel"
+    );
+    let more = in_dialogue(
+        "softdrinks",
+        &[pour],
+        ("Felix", "the_robot", "a bit more please"),
+    );
+    assert_eq!(
+        summary(&more),
+        "pour source=fanta_bottle target=red_glass recipient=Felix"
+    );
+    // Without a request before it, a follow-up is not understood.
+    let alone = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Daniel", "the_robot", "me too, in the blue one"),
+    );
+    assert_eq!(alone.act, Act::Unknown);
+}
+
+#[test]
+fn a_count_claim_counts_every_object_the_words_fit() {
+    let three = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Felix", "Daniel", "we have three bottles on the table"),
+    );
+    assert_eq!(three.act, Act::StateCount);
+    assert_eq!(three.slots.count.as_deref(), Some("3"));
+    let counted = three
+        .slots
+        .object
+        .as_ref()
+        .expect("object")
+        .every_fitting()
+        .len();
+    assert_eq!(counted, 3);
+    // "that glass" narrowed to the one named; the count still sees both.
+    let after = in_dialogue(
+        "softdrinks",
+        &[("Felix", "Daniel", "look at the red glass")],
+        ("Daniel", "Felix", "there is only the one glass"),
+    );
+    assert_eq!(after.slots.count.as_deref(), Some("1"));
+    assert_eq!(
+        after
+            .slots
+            .object
+            .as_ref()
+            .expect("object")
+            .every_fitting()
+            .len(),
+        2
+    );
+    // "one sec" is no claim about the table.
+    let sec = in_dialogue("softdrinks", &[], ("Daniel", "Felix", "one sec"));
+    assert_ne!(sec.act, Act::StateCount);
+}
+
+#[test]
+fn a_container_named_by_its_contents_and_things_moved_along_the_table() {
+    check(
+        "dinner",
+        &[
+            (
+                "Felix>the_robot: could you pass me the bottle of beer",
+                "give object=beer_bottle recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: slide the wine glass across to me",
+                "move_to object=wine_glass recipient=Felix",
+            ),
+            (
+                "Daniel>the_robot: inch the soda a bit closer to me",
+                "move_to object=soda_bottle recipient=Daniel",
+            ),
+            (
+                "Daniel>Felix: scoot the beer over this way",
+                "move_to object=beer_bottle recipient=Daniel",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_sentence_that_only_names_what_that_one_means_is_read_through_it() {
+    let r = in_dialogue(
+        "dinner",
+        &[],
+        (
+            "Felix",
+            "the_robot",
+            "see the large glass? fill that one with soda for me",
+        ),
+    );
+    assert_eq!(
+        summary(&r),
+        "pour source=soda_bottle target=large_glass recipient=Felix"
+    );
+    assert_eq!(r.doubt, None);
+}
+
+#[test]
+fn why_a_reading_is_not_sure() {
+    let doubt = |scene_name: &str, text: &'static str| {
+        in_dialogue(scene_name, &[], ("Felix", "the_robot", text)).doubt
+    };
+    assert_eq!(doubt("softdrinks", "could you hand me the red glass"), None);
+    assert_eq!(
+        doubt("softdrinks", "the worst. could you hand me the red glass"),
+        None
+    );
+    assert!(matches!(
+        doubt(
+            "softdrinks",
+            "the cola is warm. could you hand me the red glass"
+        ),
+        Some(Doubt::UnreadPart { .. })
+    ));
+    assert!(matches!(
+        doubt("softdrinks", "could you hand me the bubbly"),
+        Some(Doubt::Lacking { .. })
+    ));
+    assert!(matches!(
+        doubt("dinner", "do we have white wine"),
+        Some(Doubt::LeftOut { .. })
+    ));
+    assert_eq!(
+        doubt("softdrinks", "did you book the hotel"),
+        Some(Doubt::NothingOnTheTable)
+    );
+    assert_eq!(
+        doubt("softdrinks", "scoot the cola thingy"),
+        Some(Doubt::NotUnderstood)
+    );
+}

@@ -455,7 +455,13 @@ impl Agent {
     ) -> TurnState {
         let reading = self.understand(turn, twin);
         let route = match (&self.local, &reading) {
-            (Some(_), Some(reading)) => Some(local_first::route(reading, self.last_path)),
+            (Some(_), Some(reading)) => {
+                let robot_addressed = matches!(
+                    grounding::addressee(&twin.world, &turn.listener),
+                    Grounding::Resolved(Addressee::Robot | Addressee::All)
+                );
+                Some(local_first::route(reading, self.last_path, robot_addressed))
+            }
             (Some(_), None) => Some(Route {
                 path: Path::Llm,
                 why: "no understanding stage".into(),

@@ -132,7 +132,8 @@ impl RulesBrain {
             }
             Act::AskMemory => self.ask_memory(s),
             Act::Confirm => self.confirm(s),
-            Act::Unknown => self.not_understood(s),
+            // A follow-up is read as its request; one without a request is not understood.
+            Act::Unknown | Act::FollowUp => self.not_understood(s),
         }
     }
 
