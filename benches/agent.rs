@@ -6,6 +6,9 @@
 //! speech, stop) on softdrinks; divide by three for the cost per round.
 //! It also prints the size of the system prompts and tool schemas as sent,
 //! with an estimate of their tokens (characters / 4, stated as an estimate).
+//! `cargo bench --bench agent -- rules` — one whole turn of the `rules` brain
+//! (the local path of `--brain hybrid`): reading, the hindrance and reach
+//! checks, speech and the planned hand-over, on softdrinks.
 
 use std::hint::black_box;
 
@@ -15,8 +18,10 @@ use attentive::agent::tools::ToolTexts;
 use attentive::agent::{Agent, Character, Turn};
 use attentive::config::{AgentSettings, GuardSettings};
 use attentive::events::Event;
+use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::twin::Twin;
+use attentive::understanding::Understanding;
 
 const RESPONSES: &str = r#"
 [[turn]]
@@ -86,5 +91,43 @@ fn one_turn(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, one_turn);
+fn one_rules_turn(c: &mut Criterion) {
+    let (Ok(twin), Ok(texts), Ok(character), Ok(stage)) = (
+        Twin::load("softdrinks"),
+        ToolTexts::load_default(),
+        Character::load("full", "the_robot"),
+        Understanding::shipped(),
+    ) else {
+        eprintln!("run from the crate root");
+        return;
+    };
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let Ok(turn) = Turn::parse("Felix said to Daniel: Daniel, please hand me the red glass.")
+    else {
+        return;
+    };
+    c.bench_function("agent turn, rules brain, a hand-over", |b| {
+        b.iter(|| {
+            let mut agent = Agent::new(
+                Box::new(RulesBrain::new(&twin.world, stage.clone())),
+                character.clone(),
+                &texts,
+                "the_robot",
+                AgentSettings::default(),
+                GuardSettings::default(),
+            )
+            .with_understanding(stage.clone());
+            let mut twin = twin.clone();
+            let mut events: Vec<Event> = Vec::new();
+            runtime.block_on(agent.handle_turn(black_box(&turn), &mut twin, &mut events))
+        })
+    });
+}
+
+criterion_group!(benches, one_turn, one_rules_turn);
 criterion_main!(benches);

@@ -552,10 +552,11 @@ fn cpu_seconds(pid: u32) -> f64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_3d_view_renders_the_arm_moves_in_it_and_the_stop_button_halts_it() {
     let state = tempfile::tempdir().unwrap();
-    // Twice as slow as planned, so that the stop lands while the glass is carried.
+    // Four times as slow as planned, so that the stop lands while the arm moves
+    // (planning in a debug build may take well under a second).
     let daemon = Daemon::start(
         &["--no-audio", "--brain", "rules"],
-        &[("ATTENTIVE_SIM__TIME_SCALE", "2.0")],
+        &[("ATTENTIVE_SIM__TIME_SCALE", "4.0")],
         state.path(),
     );
     let driver = driver().await;
@@ -630,11 +631,13 @@ async fn the_3d_view_renders_the_arm_moves_in_it_and_the_stop_button_halts_it() 
         .await;
     let action = log.iter().find(|e| e["type"] == "action").unwrap();
     assert_eq!(action["ok"], false, "{action}");
+    // Where the stop lands (closing on the glass, or carrying it) depends on
+    // how long planning took; either way the action says it was interrupted.
     assert!(
         action["detail"]
             .as_str()
             .unwrap_or("")
-            .starts_with("Interrupted: I stopped with red_glass"),
+            .starts_with("Interrupted: I stopped"),
         "{action}"
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
