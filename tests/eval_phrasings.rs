@@ -8,17 +8,11 @@
 
 use std::process::Command;
 
-#[test]
-fn the_development_set_holds_95_percent_and_no_needless_intervention() {
+/// The `judged` events of the rules brain on a folder of dialogues.
+fn judged_turns(folder: &str) -> Vec<serde_json::Value> {
     let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "--json",
-            "eval",
-            "tests/dialogues/phrasings",
-            "--brain",
-            "rules",
-        ])
+        .args(["--json", "eval", folder, "--brain", "rules"])
         .output()
         .expect("run attentive eval");
     assert!(
@@ -26,11 +20,16 @@ fn the_development_set_holds_95_percent_and_no_needless_intervention() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let judged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+    String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|l| l["type"] == "judged")
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_development_set_holds_95_percent_and_no_needless_intervention() {
+    let judged = judged_turns("tests/dialogues/phrasings");
     assert!(judged.len() >= 300, "only {} turns", judged.len());
     let failed: Vec<String> = judged
         .iter()
@@ -66,27 +65,7 @@ fn the_development_set_holds_95_percent_and_no_needless_intervention() {
 /// and no needless intervention.
 #[test]
 fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
-    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "--json",
-            "eval",
-            "tests/dialogues/long_tail",
-            "--brain",
-            "rules",
-        ])
-        .output()
-        .expect("run attentive eval");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let judged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|l| l["type"] == "judged")
-        .collect();
+    let judged = judged_turns("tests/dialogues/long_tail");
     assert!(judged.len() >= 25, "only {} turns", judged.len());
     let ok = judged.iter().filter(|j| j["category"] == "success").count();
     let rate = ok as f64 / judged.len() as f64;

@@ -18,6 +18,7 @@ use attentive::events::Event;
 use attentive::llm::OpenAiCompatible;
 use attentive::twin::Twin;
 use support::fake_llm::{completion, FakeLlm, Pace, Scripted};
+use support::last_user;
 
 const HAND_ME: &str = "Felix said to Daniel: Daniel, could you hand me the red glass, please?";
 
@@ -90,19 +91,6 @@ fn ran(events: &[Event]) -> Vec<(String, bool)> {
             _ => None,
         })
         .collect()
-}
-
-/// The last user message of a request body.
-fn last_user(body: &Value) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
 }
 
 #[tokio::test]

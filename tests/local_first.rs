@@ -6,7 +6,7 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use attentive::agent::tools::ToolTexts;
 use attentive::agent::{Agent, Character, EndReason, Turn};
@@ -17,6 +17,7 @@ use attentive::llm::OpenAiCompatible;
 use attentive::twin::Twin;
 use attentive::understanding::Understanding;
 use support::fake_llm::{FakeLlm, Scripted};
+use support::last_user;
 
 fn agent_on(server: &FakeLlm, twin: &Twin, local_first: bool) -> Agent {
     let llm = LlmSettings {
@@ -65,19 +66,6 @@ fn speech(events: &[Event]) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-/// The last user message of a request body.
-fn last_user(body: &Value) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
 }
 
 async fn say(agent: &mut Agent, twin: &mut Twin, line: &str) -> (EndReason, u32, Vec<Event>) {

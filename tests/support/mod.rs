@@ -15,3 +15,16 @@ pub fn warning_kinds(events: &[attentive::events::Event]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The last user message of a chat-completions request body.
+pub fn last_user(body: &serde_json::Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
