@@ -40,6 +40,11 @@ from control_msgs.action import FollowJointTrajectory, GripperCommand
 from sensor_msgs.msg import JointState
 
 STEP_S = 0.01  # how often a moving trajectory updates its joints
+# How long a controller takes to accept or refuse a goal or a cancel. rclpy 7.1.6 (rosbridge's
+# action client) records a request's sequence number only after sending it, so an answer
+# faster than that is dropped ("Ignoring unexpected goal response", ros2/rclpy#1123) and the
+# request hangs; a real controller takes a moment too, and the test stays about the bridge.
+GOAL_CHECK_S = 0.05
 PATH_TOLERANCE_VIOLATED = FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED
 
 
@@ -119,6 +124,17 @@ def interpolate(start, points, t):
     return list(prev)  # exactly the last point once its time has come
 
 
+def accept_after_check(_request):
+    """Accepts a goal after a controller's moment (see GOAL_CHECK_S)."""
+    time.sleep(GOAL_CHECK_S)
+    return GoalResponse.ACCEPT
+
+
+def cancel_after_check(_goal):
+    time.sleep(GOAL_CHECK_S)
+    return CancelResponse.ACCEPT
+
+
 class TrajectoryServer:
     """One joint trajectory controller: follows goals in time; cancel stops it where it is."""
 
@@ -130,13 +146,14 @@ class TrajectoryServer:
         self.server = ActionServer(
             self.robot, FollowJointTrajectory, self.action,
             execute_callback=self.execute, goal_callback=self.on_goal,
-            cancel_callback=lambda _g: CancelResponse.ACCEPT, callback_group=self.robot.group)
+            cancel_callback=cancel_after_check, callback_group=self.robot.group)
 
     def down(self):
         self.server.destroy()
         self.server = None
 
     def on_goal(self, goal):
+        time.sleep(GOAL_CHECK_S)
         names = list(goal.trajectory.joint_names)
         if self.action in self.robot.faults.get().get("reject", []):
             why = "fault switch"
@@ -193,7 +210,8 @@ class GripperServer:
     def up(self):
         self.server = ActionServer(
             self.robot, GripperCommand, self.action, execute_callback=self.execute,
-            cancel_callback=lambda _g: CancelResponse.ACCEPT, callback_group=self.robot.group)
+            goal_callback=accept_after_check, cancel_callback=cancel_after_check,
+            callback_group=self.robot.group)
 
     def down(self):
         self.server.destroy()
