@@ -18,10 +18,10 @@ use attentive::agent::tools::ToolTexts;
 use attentive::agent::{Agent, Character, Turn};
 use attentive::config::{AgentSettings, GuardSettings};
 use attentive::events::Event;
+use attentive::language::Language;
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::twin::Twin;
-use attentive::understanding::Understanding;
 
 const RESPONSES: &str = r#"
 [[turn]]
@@ -96,7 +96,7 @@ fn one_rules_turn(c: &mut Criterion) {
         Twin::load("softdrinks"),
         ToolTexts::load_default(),
         Character::load("full", "the_robot"),
-        Understanding::shipped(),
+        Language::english(),
     ) else {
         eprintln!("run from the crate root");
         return;
@@ -114,14 +114,14 @@ fn one_rules_turn(c: &mut Criterion) {
     c.bench_function("agent turn, rules brain, a hand-over", |b| {
         b.iter(|| {
             let mut agent = Agent::new(
-                Box::new(RulesBrain::new(&twin.world, stage.clone())),
+                Box::new(RulesBrain::new(&twin.world, &stage)),
                 character.clone(),
                 &texts,
                 "the_robot",
                 AgentSettings::default(),
                 GuardSettings::default(),
             )
-            .with_understanding(stage.clone());
+            .with_understanding(stage.understanding().clone());
             let mut twin = twin.clone();
             let mut events: Vec<Event> = Vec::new();
             runtime.block_on(agent.handle_turn(black_box(&turn), &mut twin, &mut events))

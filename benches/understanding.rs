@@ -10,7 +10,7 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use attentive::twin::{scene, World};
-use attentive::understanding::{Understanding, Utterance};
+use attentive::understanding::Utterance;
 
 /// Kinds, contents and words of the twenty objects, laid out on a grid.
 const OBJECTS: [(&str, &str, &str, &str); 20] = [
@@ -85,7 +85,10 @@ fn twenty_objects() -> World {
 
 fn bench(c: &mut Criterion) {
     let world = twenty_objects();
-    let stage = Understanding::shipped().expect("shipped sentences");
+    let stage = attentive::language::Language::english()
+        .expect("shipped sentences")
+        .understanding()
+        .clone();
     let earlier = [
         Utterance {
             speaker: "Felix",

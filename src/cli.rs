@@ -123,6 +123,10 @@ pub enum BenchCommand {
 /// Arguments of `attentive sim`.
 #[derive(Debug, Args)]
 pub struct SimArgs {
+    /// Language people speak and the robot answers in (a folder under languages/ or a path;
+    /// overrides the config's `language`).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// Scene name under scenes/ or a path to a scene file.
     #[arg(long)]
     pub scene: Option<String>,
@@ -172,6 +176,10 @@ pub struct ToolArgs {
 /// Arguments of `attentive understand`.
 #[derive(Debug, Args)]
 pub struct UnderstandArgs {
+    /// Language people speak and the robot answers in (a folder under languages/ or a path;
+    /// overrides the config's `language`).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// Turns, each `Felix said to Daniel: ...` (or `Felix -> Daniel: ...`); earlier
     /// ones give "it" its meaning in later ones. Without any, turns are read from stdin.
     pub turns: Vec<String>,
@@ -194,6 +202,10 @@ pub struct ToolsArgs {
 /// Arguments of `attentive eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
+    /// Language people speak and the robot answers in (a folder under languages/ or a path;
+    /// overrides the config's `language`).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// Dialogue scripts or folders of them.
     pub paths: Vec<PathBuf>,
     /// Run the paper's isolated grid (3 scenarios x 5 layouts x 5 phrasings x 4 cases).
@@ -275,6 +287,10 @@ pub struct EvalArgs {
 /// Arguments of `attentive listen`.
 #[derive(Debug, Args)]
 pub struct ListenArgs {
+    /// Language people speak and the robot answers in (a folder under languages/ or a path;
+    /// overrides the config's `language`).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// A WAV file (mono or multi-channel) instead of the live device.
     #[arg(long)]
     pub wav: Option<PathBuf>,
@@ -308,6 +324,10 @@ pub struct SayArgs {
 /// Arguments of `attentive run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Language people speak and the robot answers in (a folder under languages/ or a path;
+    /// overrides the config's `language`).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// Scene name under scenes/ or a path to a scene file.
     #[arg(long)]
     pub scene: Option<String>,

@@ -67,6 +67,9 @@ pub struct Settings {
     pub robot: crate::robot::RobotSettings,
     /// Memory across sessions.
     pub memory: crate::memory::MemorySettings,
+    /// The language people speak and the robot answers in: a folder under
+    /// `languages/` (`en`, `de`) or a path to one; unset is English.
+    pub language: Option<String>,
     /// The file the configuration was read from, if any (not a key).
     #[serde(skip)]
     pub source_file: Option<PathBuf>,
@@ -358,6 +361,11 @@ fn shortest_floats(text: &str) -> String {
 }
 
 impl Settings {
+    /// The configured language's code or folder (`en` when unset).
+    pub fn language(&self) -> &str {
+        self.language.as_deref().unwrap_or(crate::language::DEFAULT)
+    }
+
     /// The agent's settings with the note the LLM profile asks for filled in.
     pub fn agent_settings(&self) -> AgentSettings {
         AgentSettings {

@@ -11,6 +11,7 @@ pub mod daemon;
 pub mod eval;
 pub mod events;
 pub mod frontend;
+pub mod language;
 pub mod llm;
 pub mod memory;
 pub mod paths;

@@ -12,10 +12,10 @@ use attentive::agent::tools::ToolTexts;
 use attentive::agent::{Agent, Character, EndReason, Turn};
 use attentive::config::{AgentSettings, GuardSettings, LlmSettings, Situation};
 use attentive::events::Event;
+use attentive::language::Language;
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::OpenAiCompatible;
 use attentive::twin::Twin;
-use attentive::understanding::Understanding;
 use support::fake_llm::{FakeLlm, Scripted};
 use support::last_user;
 
@@ -40,8 +40,8 @@ fn agent_on(server: &FakeLlm, twin: &Twin, local_first: bool) -> Agent {
     )
     .with_shipped_understanding();
     if local_first {
-        let stage = Understanding::shipped().expect("sentences");
-        agent.with_local_first(Box::new(RulesBrain::new(&twin.world, stage)))
+        let english = Language::english().expect("English");
+        agent.with_local_first(Box::new(RulesBrain::new(&twin.world, &english)))
     } else {
         agent
     }

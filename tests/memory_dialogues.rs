@@ -10,20 +10,20 @@ use attentive::agent::tools::ToolTexts;
 use attentive::config::{AgentSettings, GuardSettings};
 use attentive::eval::judge::Category;
 use attentive::eval::run::{self, Runner};
+use attentive::language::Language;
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::ChatBackend;
 use attentive::twin::World;
-use attentive::understanding::Understanding;
 
-fn rules(world: &World) -> Result<Box<dyn ChatBackend>, String> {
-    let understanding = Understanding::shipped().map_err(|e| e.to_string())?;
-    Ok(Box::new(RulesBrain::new(world, understanding)))
+fn rules(world: &World, language: &Language) -> Result<Box<dyn ChatBackend>, String> {
+    Ok(Box::new(RulesBrain::new(world, language)))
 }
 
 fn runner(memory: bool) -> Runner<'static> {
     Runner {
         brain: &rules,
         character: "full".into(),
+        language: "en".into(),
         texts: ToolTexts::load_default().expect("tool texts"),
         agent: AgentSettings::default(),
         guards: GuardSettings::default(),

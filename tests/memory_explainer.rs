@@ -13,6 +13,7 @@ use attentive::agent::tools::ToolTexts;
 use attentive::agent::{Agent, Character, Turn};
 use attentive::config::{AgentSettings, GuardSettings};
 use attentive::events::Event;
+use attentive::language::Language;
 use attentive::llm::rules::RulesBrain;
 use attentive::memory::{Failure, Memory, MemorySettings};
 use attentive::robot::mock::{Fault, MockRobot};
@@ -20,7 +21,6 @@ use attentive::robot::{RobotBridge, RobotSettings};
 use attentive::twin::actions::{self, ActionRequest, Executor};
 use attentive::twin::kinematics::Side;
 use attentive::twin::Twin;
-use attentive::understanding::Understanding;
 use tokio_util::sync::CancellationToken;
 
 struct Rig {
@@ -59,9 +59,9 @@ async fn rig() -> Rig {
     bridge.perceive(&mut twin);
     let dir = tempfile::tempdir().expect("temporary folder");
     let memory = Memory::open(&dir.path().join("memory.db")).expect("memory");
-    let understanding = Understanding::shipped().expect("sentences");
+    let english = Language::english().expect("English");
     let agent = Agent::new(
-        Box::new(RulesBrain::new(&twin.world, understanding)),
+        Box::new(RulesBrain::new(&twin.world, &english)),
         Character::load("full", "the_robot").expect("character"),
         &ToolTexts::load_default().expect("tool texts"),
         "the_robot",

@@ -16,6 +16,7 @@ use attentive::agent::tools::ToolTexts;
 use attentive::config::{AgentSettings, GuardSettings, LlmSettings};
 use attentive::eval::judge::Category;
 use attentive::eval::run::{self, Runner};
+use attentive::language::Language;
 use attentive::llm::openai::OpenAiCompatible;
 use attentive::llm::ChatBackend;
 use attentive::twin::World;
@@ -199,7 +200,7 @@ fn judged(server: &FakeLlm, memory: bool) -> Vec<(String, Vec<Category>)> {
         retries: 0,
         ..LlmSettings::default()
     };
-    let brain = move |_: &World| -> Result<Box<dyn ChatBackend>, String> {
+    let brain = move |_: &World, _: &Language| -> Result<Box<dyn ChatBackend>, String> {
         Ok(Box::new(
             OpenAiCompatible::from_settings(&llm).map_err(|e| e.to_string())?,
         ))
@@ -207,6 +208,7 @@ fn judged(server: &FakeLlm, memory: bool) -> Vec<(String, Vec<Category>)> {
     let runner = Runner {
         brain: &brain,
         character: "full".into(),
+        language: "en".into(),
         texts: ToolTexts::load_default().expect("tool texts"),
         agent: AgentSettings::default(),
         guards: GuardSettings::default(),

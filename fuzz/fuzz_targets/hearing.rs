@@ -21,7 +21,7 @@ fn setup() -> &'static (Vec<World>, KindCatalog, Understanding) {
             .map(|s| scene::load(s).expect("the shipped scenes load"))
             .collect();
         let kinds = KindCatalog::load_shipped().expect("the shipped kinds load");
-        let stage = Understanding::shipped().expect("the shipped sentences load");
+        let stage = attentive::language::Language::english().expect("the shipped sentences load").understanding().clone();
         (worlds, kinds, stage)
     })
 }

@@ -14,7 +14,7 @@ fn setup() -> &'static (World, Understanding) {
     static SETUP: OnceLock<(World, Understanding)> = OnceLock::new();
     SETUP.get_or_init(|| {
         let world = scene::load("softdrinks").expect("the shipped scene loads");
-        let stage = Understanding::shipped().expect("the shipped sentences load");
+        let stage = attentive::language::Language::english().expect("the shipped sentences load").understanding().clone();
         (world, stage)
     })
 }

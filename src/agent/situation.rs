@@ -332,7 +332,6 @@ fn unclear_object(reading: &Reading) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::understanding::Understanding;
 
     fn note_for(scene: &str, line: &str) -> Option<SituationNote> {
         noted(&mut Twin::load(scene).expect("scene"), line, false)
@@ -340,7 +339,10 @@ mod tests {
 
     fn noted(twin: &mut Twin, line: &str, plan: bool) -> Option<SituationNote> {
         let turn = Turn::parse(line).expect("turn");
-        let stage = Understanding::shipped().expect("sentences");
+        let stage = crate::language::Language::english()
+            .expect("sentences")
+            .understanding()
+            .clone();
         let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
         note(twin, stage.grammar(), &turn, &reading, plan)
     }

@@ -157,11 +157,14 @@ fn held(name: &str, liquid: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::understanding::{Understanding, Utterance};
+    use crate::understanding::Utterance;
 
     fn verdict_of(text: &str) -> Option<String> {
         let world = crate::twin::scene::load("softdrinks").expect("scene");
-        let stage = Understanding::shipped().expect("sentences");
+        let stage = crate::language::Language::english()
+            .expect("sentences")
+            .understanding()
+            .clone();
         let turn = Utterance {
             speaker: "Felix",
             listener: "Daniel",

@@ -21,6 +21,7 @@ use attentive::eval::sample;
 use attentive::eval::spoken::{
     hear_episodes, AudioCache, Room, SpokenOptions, SpokenSummary, VoiceCast,
 };
+use attentive::language::Language;
 use attentive::llm::tape::Tape;
 use attentive::llm::ChatBackend;
 use attentive::twin::World;
@@ -34,13 +35,15 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
     let episodes = run::with_characters(&episodes_of(args)?, &plan.characters);
     let tape = open_tape(args, &plan, episodes.len())?;
     let replaying = tape.as_ref().is_some_and(Tape::is_replay);
-    let make_brain = |world: &World| -> Result<Box<dyn ChatBackend>, String> {
-        build_backend(&plan.brain, &plan.settings, None, world).map_err(|e| format!("{e:#}"))
+    let make_brain = |world: &World, language: &Language| -> Result<Box<dyn ChatBackend>, String> {
+        build_backend(&plan.brain, &plan.settings, None, world, language)
+            .map_err(|e| format!("{e:#}"))
     };
     // A brain that cannot start (no key, bad URL) is one clear error, not N failed
     // episodes. A replay needs no brain at all.
     if let (Some(first), false) = (episodes.first(), replaying) {
-        make_brain(&first.world).map_err(anyhow::Error::msg)?;
+        let language = Language::find(plan.settings.language())?;
+        make_brain(&first.world, &language).map_err(anyhow::Error::msg)?;
     }
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -57,6 +60,7 @@ pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result
     let runner = Runner {
         brain: &make_brain,
         character: plan.default_character.clone(),
+        language: plan.settings.language().to_string(),
         texts: ToolTexts::load_default()?,
         agent: plan.settings.agent_settings(),
         guards: plan.settings.guards.clone(),
@@ -123,7 +127,9 @@ impl Plan {
                 .map(str::to_string)
         };
         let model = args.model.clone().or_else(|| recorded_str("model"));
-        let settings = settings_with(config, &args.llm_url, &model)?;
+        let settings = settings_with(config, &args.llm_url, &model, &args.language)?;
+        // An unknown language is one clear error before anything runs.
+        Language::find(settings.language())?;
         let brain = args
             .brain
             .clone()

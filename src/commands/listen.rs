@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ListenArgs;
-use attentive::frontend::{participants_from_scene_file, AudioSettings, FrontEnd, Recognizer};
+use attentive::frontend::{participants_from_scene_file, FrontEnd, Recognizer};
 
 /// Prints one turn per utterance of the WAV file, or of the live device until interrupted.
 pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut settings = audio_settings(config)?;
+    let mut settings = super::sim::settings_with(config, &None, &None, &args.language)?.audio;
     if let Some(d) = &args.device {
         settings.device = Some(d.clone());
     }
@@ -64,9 +64,4 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
         }
         _ => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// The `[audio]` section of the layered configuration (file, then `ATTENTIVE_AUDIO__*`).
-fn audio_settings(config: Option<&Path>) -> anyhow::Result<AudioSettings> {
-    Ok(attentive::config::Settings::load(config)?.audio)
 }

@@ -49,7 +49,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         },
-        Command::Understand(args) => understand::run(&args, cli.json),
+        Command::Understand(args) => understand::run(&args, cli.json, config),
         Command::Eval(args) => eval::run(&args, cli.json, config),
         Command::Run(args) => run::run(&args, cli.json, config),
         Command::Bench(args) => bench::run(&args, cli.json),

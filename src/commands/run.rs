@@ -14,7 +14,8 @@ use crate::cli::RunArgs;
 
 /// Runs the daemon until SIGTERM or SIGINT.
 pub fn run(args: &RunArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let settings = settings_with(config, &args.llm_url, &args.model)?;
+    let settings = settings_with(config, &args.llm_url, &args.model, &args.language)?;
+    let language = attentive::language::Language::find(settings.language())?;
     let scene = args
         .scene
         .clone()
@@ -25,7 +26,13 @@ pub fn run(args: &RunArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         .unwrap_or_else(|| settings.sim.character.clone());
     let brain = settings.brain(args.brain.as_deref());
     let world = attentive::twin::scene::load(&scene)?;
-    let backend = build_backend(&brain, &settings, args.responses.as_deref(), &world)?;
+    let backend = build_backend(
+        &brain,
+        &settings,
+        args.responses.as_deref(),
+        &world,
+        &language,
+    )?;
     let options = Options {
         scene,
         character,

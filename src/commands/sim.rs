@@ -12,12 +12,12 @@ use attentive::agent::{Agent, Character, EventSink, Turn};
 use attentive::config::Settings;
 use attentive::eval::script::{apply_before, Script};
 use attentive::events::Event;
+use attentive::language::Language;
 use attentive::llm::rules::RulesBrain;
 use attentive::llm::scripted::ScriptedBrain;
 use attentive::llm::{ChatBackend, OpenAiCompatible};
 use attentive::twin::actions::playback::SimulatedRobot;
 use attentive::twin::Twin;
-use attentive::understanding::Understanding;
 
 use crate::cli::SimArgs;
 
@@ -162,6 +162,7 @@ pub fn build_backend(
     settings: &Settings,
     responses: Option<&Path>,
     world: &attentive::twin::World,
+    language: &Language,
 ) -> anyhow::Result<Box<dyn ChatBackend>> {
     Ok(match brain {
         // Hybrid: the LLM here; the agent adds the rules brain ([`local_first`]).
@@ -170,7 +171,7 @@ pub fn build_backend(
             let path = responses.context("the scripted brain needs --responses FILE")?;
             Box::new(ScriptedBrain::load(path)?)
         }
-        "rules" => Box::new(RulesBrain::new(world, Understanding::shipped()?)),
+        "rules" => Box::new(RulesBrain::new(world, language)),
         other => bail!("unknown brain '{other}': use llm, rules, hybrid or scripted"),
     })
 }
@@ -180,20 +181,30 @@ pub fn build_backend(
 pub fn local_first(
     brain: &str,
     world: &attentive::twin::World,
-) -> anyhow::Result<Option<Box<dyn ChatBackend>>> {
-    Ok(match brain {
-        "hybrid" => Some(Box::new(RulesBrain::new(world, Understanding::shipped()?))),
+    language: &Language,
+) -> Option<Box<dyn ChatBackend>> {
+    match brain {
+        "hybrid" => Some(Box::new(RulesBrain::new(world, language))),
         _ => None,
-    })
+    }
 }
 
-/// Loads the configuration with the command line's LLM overrides.
+/// Loads the configuration with the command line's LLM and language overrides.
 pub fn settings_with(
     config: Option<&Path>,
     llm_url: &Option<String>,
     model: &Option<String>,
+    language: &Option<String>,
 ) -> anyhow::Result<Settings> {
     let mut settings = Settings::load(config)?;
+    if let Some(language) = language {
+        settings.language = Some(language.clone());
+    }
+    // A chosen language also tells the recogniser what it hears.
+    if settings.language.is_some() {
+        let language = Language::find(settings.language())?;
+        settings.audio.asr.language = language.recogniser().to_string();
+    }
     if let Some(url) = llm_url {
         settings.llm.base_url = Some(url.clone());
     }
@@ -205,8 +216,14 @@ pub fn settings_with(
 
 /// Runs the simulation.
 pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let settings = settings_with(config, &args.llm_url, &args.model)?;
     let script = args.script.as_deref().map(Script::load).transpose()?;
+    // The command line wins over the script, the script over the configuration.
+    let language_asked = args
+        .language
+        .clone()
+        .or_else(|| script.as_ref().and_then(|s| s.language.clone()));
+    let settings = settings_with(config, &args.llm_url, &args.model, &language_asked)?;
+    let language = Language::find(settings.language())?;
     let scene = args
         .scene
         .clone()
@@ -224,7 +241,13 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     }
     let character = Character::load(&character_name, &twin.world.robot.name)?;
     let texts = ToolTexts::load_default()?;
-    let backend = build_backend(&brain, &settings, args.responses.as_deref(), &twin.world)?;
+    let backend = build_backend(
+        &brain,
+        &settings,
+        args.responses.as_deref(),
+        &twin.world,
+        &language,
+    )?;
     let mut printer = Printer::new(json);
     let banner = format!(
         "attentive sim: scene {}, character {}, brain {} ({})",
@@ -246,10 +269,10 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         settings.agent_settings(),
         settings.guards.clone(),
     )
-    .with_shipped_understanding()
+    .with_understanding(language.understanding().clone())
     // The arms move in time, as beside a robot (`sim.time_scale`; 0 = at once).
     .with_executor(Box::new(SimulatedRobot::new(settings.sim.pace())));
-    if let Some(local) = local_first(&brain, &twin.world)? {
+    if let Some(local) = local_first(&brain, &twin.world, &language) {
         agent = agent.with_local_first(local);
     }
     if settings.llm.uses_name_enums() {

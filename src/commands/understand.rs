@@ -2,21 +2,26 @@
 //! people writing sentences.
 
 use std::io::BufRead;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use attentive::agent::Turn;
+use attentive::language::Language;
 use attentive::twin::scene;
 use attentive::understanding::{Grammar, Understanding, Utterance};
 
 use crate::cli::UnderstandArgs;
 
 /// Reads each turn (the earlier ones as its dialogue) and prints the reading.
-pub fn run(args: &UnderstandArgs, json: bool) -> anyhow::Result<ExitCode> {
+pub fn run(args: &UnderstandArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let world = scene::load(&args.scene)?;
     let stage = match &args.sentences {
         Some(path) => Understanding::new(Grammar::load(path)?),
-        None => Understanding::shipped()?,
+        None => {
+            let settings = super::sim::settings_with(config, &None, &None, &args.language)?;
+            Language::find(settings.language())?.understanding().clone()
+        }
     };
     let lines: Vec<String> = if args.turns.is_empty() {
         std::io::stdin()

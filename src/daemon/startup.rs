@@ -18,12 +18,12 @@ use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character};
 use crate::config::Settings;
 use crate::events::Event;
+use crate::language::Language;
 use crate::llm::rules::RulesBrain;
 use crate::llm::ChatBackend;
 use crate::twin::actions::playback::{ArmsNow, SimulatedRobot};
 use crate::twin::actions::Executor;
 use crate::twin::{Twin, World};
-use crate::understanding::Understanding;
 use crate::voice::Voice;
 
 use super::bus::Bus;
@@ -54,6 +54,7 @@ pub fn brain(
     let character =
         Character::load(&options.character, &robot_name).map_err(|e| step("the character", &e))?;
     let texts = ToolTexts::load_default().map_err(|e| step("the tool texts", &e))?;
+    let language = Language::find(settings.language()).map_err(|e| step("the language", &e))?;
     let description = backend.describe();
     let mut agent = Agent::new(
         backend,
@@ -63,13 +64,12 @@ pub fn brain(
         settings.agent_settings(),
         settings.guards.clone(),
     )
-    .with_shipped_understanding();
+    .with_understanding(language.understanding().clone());
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }
     let description = if options.brain == "hybrid" {
-        let stage = Understanding::shipped().map_err(|e| step("the sentences", &e))?;
-        agent = agent.with_local_first(Box::new(RulesBrain::new(&twin.world, stage)));
+        agent = agent.with_local_first(Box::new(RulesBrain::new(&twin.world, &language)));
         format!("hybrid: the rules brain when sure, else {description}")
     } else {
         description

@@ -18,6 +18,7 @@ use crate::agent::tools::ToolTexts;
 use crate::agent::{Agent, Character, Turn};
 use crate::config::{AgentSettings, GuardSettings};
 use crate::events::Event;
+use crate::language::Language;
 use crate::llm::meter::Metered;
 use crate::llm::rules::RulesBrain;
 use crate::llm::tape::{EpisodeTape, Tape};
@@ -25,7 +26,6 @@ use crate::llm::ChatBackend;
 use crate::memory::{Erased, Memory, MemorySettings};
 use crate::twin::layouts::{self, Case};
 use crate::twin::{Twin, World};
-use crate::understanding::Understanding;
 
 /// One turn of an episode, with what is expected of it.
 #[derive(Debug, Clone)]
@@ -63,6 +63,8 @@ pub struct Episode {
     pub world: World,
     /// The character, if the episode fixes one.
     pub character: Option<String>,
+    /// The language, if the episode fixes one (a script's `language`).
+    pub language: Option<String>,
     /// The turns.
     pub turns: Vec<EpisodeTurn>,
 }
@@ -158,6 +160,12 @@ pub enum EvalError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A script's language cannot be used.
+    #[error("{path}: {source}")]
+    Language {
+        path: PathBuf,
+        source: Box<crate::language::LanguageError>,
+    },
 }
 
 /// Episodes from script files and folders (every `*.toml` below a folder).
@@ -172,12 +180,19 @@ pub fn scripts(paths: &[PathBuf]) -> Result<Vec<Episode>, EvalError> {
         let script = Script::load(&file)?;
         let world = crate::twin::scene::load(&script.scene)?;
         script.check_names(&world)?;
+        if let Some(code) = &script.language {
+            Language::find(code).map_err(|source| EvalError::Language {
+                path: file.clone(),
+                source: Box::new(source),
+            })?;
+        }
         episodes.push(Episode {
             label: file.display().to_string(),
             case: None,
             cell: None,
             world,
             character: script.character.clone(),
+            language: script.language.clone(),
             turns: script
                 .turns
                 .into_iter()
@@ -254,6 +269,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                 }),
                 world: case.world.clone(),
                 character: None,
+                language: None,
                 turns: vec![EpisodeTurn {
                     turn,
                     before: Vec::new(),
@@ -298,7 +314,8 @@ pub fn with_characters(episodes: &[Episode], characters: &[String]) -> Vec<Episo
 }
 
 /// Makes a brain for an episode's starting world; the error says why not.
-pub type BrainFactory<'a> = dyn Fn(&World) -> Result<Box<dyn ChatBackend>, String> + Sync + 'a;
+pub type BrainFactory<'a> =
+    dyn Fn(&World, &Language) -> Result<Box<dyn ChatBackend>, String> + Sync + 'a;
 
 /// Told about every finished episode (for a progress display).
 pub trait Progress: Sync {
@@ -312,6 +329,8 @@ pub struct Runner<'a> {
     pub brain: &'a BrainFactory<'a>,
     /// Character name or path when the episode does not fix one.
     pub character: String,
+    /// Language code or folder when the episode does not fix one.
+    pub language: String,
     /// Tool descriptions.
     pub texts: ToolTexts,
     /// Loop limits.
@@ -373,19 +392,25 @@ impl Runner<'_> {
             .unwrap_or_else(|| self.character.clone())
     }
 
+    fn language_of(&self, episode: &Episode) -> Result<Language, String> {
+        let code = episode.language.as_deref().unwrap_or(&self.language);
+        Language::find(code).map_err(|e| e.to_string())
+    }
+
     /// The brain for an episode: the real one, wrapped by the tape if any.
     fn backend(
         &self,
         index: usize,
         episode: &Episode,
+        language: &Language,
     ) -> Result<(Box<dyn ChatBackend>, Option<EpisodeTape>), String> {
         match &self.tape {
-            None => Ok(((self.brain)(&episode.world)?, None)),
+            None => Ok(((self.brain)(&episode.world, language)?, None)),
             Some(tape) => {
                 let real = if tape.is_replay() {
                     None
                 } else {
-                    Some((self.brain)(&episode.world)?)
+                    Some((self.brain)(&episode.world, language)?)
                 };
                 let label = format!("{} [{}]", episode.label, self.character_of(episode));
                 tape.episode(index, &label, real)
@@ -414,7 +439,8 @@ impl Runner<'_> {
         let setup = || -> Result<_, String> {
             let character = Character::load(&character_name, &episode.world.robot.name)
                 .map_err(|e| e.to_string())?;
-            let (backend, tape) = self.backend(index, episode)?;
+            let language = self.language_of(episode)?;
+            let (backend, tape) = self.backend(index, episode, &language)?;
             let (backend, meter) = Metered::wrap(backend);
             let agent = Agent::new(
                 Box::new(backend),
@@ -424,10 +450,9 @@ impl Runner<'_> {
                 self.agent.clone(),
                 self.guards.clone(),
             )
-            .with_shipped_understanding();
+            .with_understanding(language.understanding().clone());
             let agent = if self.local_first {
-                let stage = Understanding::shipped().map_err(|e| e.to_string())?;
-                agent.with_local_first(Box::new(RulesBrain::new(&episode.world, stage)))
+                agent.with_local_first(Box::new(RulesBrain::new(&episode.world, &language)))
             } else {
                 agent
             };

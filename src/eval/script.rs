@@ -84,6 +84,8 @@ pub struct Script {
     pub scene: String,
     /// Character, if the script fixes one.
     pub character: Option<String>,
+    /// The language its turns are in (`language = "de"` at its top), if it says.
+    pub language: Option<String>,
     /// The turns, parsed.
     pub turns: Vec<(Turn, ScriptTurn)>,
 }
@@ -93,6 +95,7 @@ pub struct Script {
 struct ScriptFile {
     scene: String,
     character: Option<String>,
+    language: Option<String>,
     #[serde(rename = "turn")]
     turns: Vec<ScriptTurn>,
 }
@@ -174,6 +177,7 @@ impl Script {
             path: path.to_path_buf(),
             scene,
             character: file.character,
+            language: file.language,
             turns,
         })
     }

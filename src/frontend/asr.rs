@@ -96,6 +96,17 @@ impl Recognizer {
                 path: path.to_path_buf(),
                 detail: format!("whisper could not load it ({e}); is it a ggml model?"),
             })?;
+        if !ctx.is_multilingual() && settings.language != "en" {
+            return Err(FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "it hears only English, but the language is '{}': use a multilingual model \
+                     such as models/ggml-base.bin (scripts/build-whisper-model.sh models/ggml-base.bin) \
+                     in [audio.asr] model",
+                    settings.language
+                ),
+            });
+        }
         let state = ctx.create_state().map_err(|e| FrontendError::Model {
             path: path.to_path_buf(),
             detail: format!("cannot create a decoding state: {e}"),

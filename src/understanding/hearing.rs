@@ -352,7 +352,10 @@ mod tests {
 
     fn correct(scene: &str, speaker: &str, listener: &str, text: &str) -> Corrected {
         let world = crate::twin::scene::load(scene).unwrap();
-        let stage = Understanding::shipped().unwrap();
+        let stage = crate::language::Language::english()
+            .unwrap()
+            .understanding()
+            .clone();
         stage.correct_hearing(
             &world,
             &[],

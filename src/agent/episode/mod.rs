@@ -257,11 +257,11 @@ impl Agent {
         self
     }
 
-    /// Reads turns with the shipped sentences; a sentence file that does not
-    /// load is one warning in the log, and the agent runs without readings.
+    /// Reads turns with the shipped English sentences; a sentence file that does
+    /// not load is one warning in the log, and the agent runs without readings.
     pub fn with_shipped_understanding(self) -> Self {
-        match Understanding::shipped() {
-            Ok(stage) => self.with_understanding(stage),
+        match crate::language::Language::english() {
+            Ok(english) => self.with_understanding(english.understanding().clone()),
             Err(error) => {
                 tracing::warn!("no understanding stage: {error}");
                 self

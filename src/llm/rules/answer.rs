@@ -2,9 +2,7 @@
 
 use serde_json::json;
 
-use super::facts::{
-    and_list, bare, drinks, listing, natural, naturals, or_list, Hindrance, Listed,
-};
+use super::facts::{bare, drinks, listing, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::understanding::{Act, ObjectMention};
 
@@ -52,39 +50,43 @@ impl RulesBrain {
         };
         let slots = &s.reading.slots;
         let all_drinks = drinks(&listed);
+        let speech = &self.speech;
+        let drinks_said = speech.and_list(&all_drinks);
         let text = if let Some(filter_name) = &slots.filter {
             let grammar = self.understanding.grammar();
             let Some(filter) = grammar.filters.get(filter_name) else {
-                return self.say(s, format!("We have {} to drink.", and_list(&all_drinks)));
+                let drinks = self.speech.and_list(&all_drinks);
+                return self.say(s, self.speech.say("answer.drinks", &[("drinks", &drinks)]));
             };
             let fitting = liquids(&self.fitting(filter, &listed), &listed);
             if fitting.is_empty() {
-                format!(
-                    "There is nothing {} here; we have {}.",
-                    filter.say,
-                    and_list(&all_drinks)
+                speech.say(
+                    "answer.nothing_fitting",
+                    &[("filter", &filter.say), ("drinks", &drinks_said)],
                 )
             } else {
-                format!(
-                    "{}: we have {}.",
-                    capitalised(&filter.say),
-                    and_list(&fitting)
+                speech.say(
+                    "answer.fitting",
+                    &[
+                        ("filter", &capitalised(&filter.say)),
+                        ("drinks", &speech.and_list(&fitting)),
+                    ],
                 )
             }
         } else if slots.category.as_deref() == Some("food") {
-            format!(
-                "There is nothing to eat on the table; to drink we have {}.",
-                and_list(&all_drinks)
-            )
+            speech.say("answer.nothing_to_eat", &[("drinks", &drinks_said)])
         } else if slots.category.as_deref() == Some("drink")
             || !all_drinks.is_empty()
                 && slots.category.is_none()
                 && !s.reading.heard.contains("table")
         {
-            format!("We have {} to drink.", and_list(&all_drinks))
+            speech.say("answer.drinks", &[("drinks", &drinks_said)])
         } else {
-            let names: Vec<String> = listed.iter().map(describe).collect();
-            format!("On the table there are {}.", and_list(&names))
+            let names: Vec<String> = listed.iter().map(|o| self.describe(o)).collect();
+            speech.say(
+                "answer.on_the_table",
+                &[("things", &speech.and_list(&names))],
+            )
         };
         self.say(s, text)
     }
@@ -106,13 +108,21 @@ impl RulesBrain {
             .or(found.first())
         {
             Some(l) => match &l.contains {
-                Some(liquid) => format!("Yes, there is {liquid} in {}.", natural(&l.name)),
-                None => format!("Yes, there is {} on the table.", natural(&l.name)),
+                Some(liquid) => self.speech.say(
+                    "answer.have_contents",
+                    &[("liquid", liquid), ("object", &self.speech.object(&l.name))],
+                ),
+                None => self.speech.say(
+                    "answer.have_object",
+                    &[("object", &self.speech.object(&l.name))],
+                ),
             },
-            None => format!(
-                "No, there is no {} here. We have {}.",
-                said_bare(mention),
-                and_list(&drinks(&listed))
+            None => self.speech.say(
+                "answer.have_not",
+                &[
+                    ("thing", &self.said_bare(mention)),
+                    ("drinks", &self.speech.and_list(&drinks(&listed))),
+                ],
             ),
         };
         self.say(s, text)
@@ -133,15 +143,14 @@ impl RulesBrain {
             .find(|l| l.name == object)
             .and_then(|l| l.held_by.clone())
         {
-            return self.say(s, format!("{holder} has {}.", natural(&object)));
+            return self.say(s, self.holder_has(&holder, &object));
         }
+        let thing = capitalised(&self.speech.object(&object));
         let Some(sender) = s.sender.clone() else {
             return self.say(
                 s,
-                format!(
-                    "{} is on the table; I am pointing at it.",
-                    capitalised(&natural(&object))
-                ),
+                self.speech
+                    .say("answer.on_the_table_pointing", &[("object", &thing)]),
             );
         };
         let args = json!({"person_name": sender, "object_name": object});
@@ -157,15 +166,16 @@ impl RulesBrain {
                 .then(|| vec![call("point_at_object_or_person", point)]);
         }
         let h = Hindrance::from_check(&check.result, &sender);
-        let mut text = format!("{} is on the table", capitalised(&natural(&object)));
-        if let Some(occluder) = &h.cannot_see {
-            text.push_str(&format!(", hidden from you behind the {}", bare(occluder)));
-        }
-        text.push_str(if h.cannot_reach {
-            ", out of your reach; I am pointing at it."
-        } else {
-            ", within your reach; I am pointing at it."
-        });
+        let key = match (&h.cannot_see, h.cannot_reach) {
+            (None, false) => "answer.where_in_reach",
+            (None, true) => "answer.where_out_of_reach",
+            (Some(_), false) => "answer.where_hidden_in_reach",
+            (Some(_), true) => "answer.where_hidden_out_of_reach",
+        };
+        let occluder = h.cannot_see.as_deref().map(bare).unwrap_or_default();
+        let text = self
+            .speech
+            .say(key, &[("object", &thing), ("occluder", &occluder)]);
         self.say(s, text)
     }
 
@@ -184,8 +194,11 @@ impl RulesBrain {
             .find(|l| l.name == object)
             .and_then(|l| l.held_by.clone())
         {
-            Some(holder) => format!("{holder} has {}.", natural(&object)),
-            None => format!("Nobody holds {}; it is on the table.", natural(&object)),
+            Some(holder) => self.holder_has(&holder, &object),
+            None => self.speech.say(
+                "answer.nobody_holds",
+                &[("object", &self.speech.object(&object))],
+            ),
         };
         self.say(s, text)
     }
@@ -208,19 +221,24 @@ impl RulesBrain {
         };
         let person = slots.person.as_ref().and_then(|p| p.name.clone())?;
         let see = slots.ability.as_deref() == Some("see");
-        let thing = natural(&object);
+        let thing = self.speech.object(&object);
         if person == self.world.robot.name {
             if see {
-                return self.say(s, format!("Yes, I can see {thing}."));
+                return self.say(
+                    s,
+                    self.speech.say("answer.robot_sees", &[("object", &thing)]),
+                );
             }
             let args = json!({"object_name": object});
             let Some(check) = s.dialogue.find_with("check_reach_object_for_robot", &args) else {
                 return Some(vec![call("check_reach_object_for_robot", args)]);
             };
             let text = if Hindrance::from_robot_check(&check.result).object.is_some() {
-                format!("Yes, I can reach {thing}.")
+                self.speech
+                    .say("answer.robot_reaches", &[("object", &thing)])
             } else {
-                format!("No: {}", check.result)
+                self.speech
+                    .say("answer.robot_cannot_reach", &[("reason", &check.result)])
             };
             return self.say(s, text);
         }
@@ -229,15 +247,21 @@ impl RulesBrain {
             return Some(vec![call("check_hindering_reasons", args)]);
         };
         let h = Hindrance::from_check(&check.result, &person);
-        let text = match (see, &h.cannot_see, h.cannot_reach) {
-            (true, None, _) => format!("Yes, {person} can see {thing}."),
-            (true, Some(o), _) => format!(
-                "No, {person} cannot see {thing}: it is hidden behind the {}.",
-                bare(o)
-            ),
-            (false, _, false) => format!("Yes, {person} can reach {thing}."),
-            (false, _, true) => format!("No, {person} cannot reach {thing}."),
+        let key = match (see, &h.cannot_see, h.cannot_reach) {
+            (true, None, _) => "answer.person_sees",
+            (true, Some(_), _) => "answer.person_cannot_see",
+            (false, _, false) => "answer.person_reaches",
+            (false, _, true) => "answer.person_cannot_reach",
         };
+        let occluder = h.cannot_see.as_deref().map(bare).unwrap_or_default();
+        let text = self.speech.say(
+            key,
+            &[
+                ("person", &person),
+                ("object", &thing),
+                ("occluder", &occluder),
+            ],
+        );
         self.say(s, text)
     }
 
@@ -251,13 +275,17 @@ impl RulesBrain {
             Ok(o) => o,
             Err(calls) => return calls,
         };
-        let thing = capitalised(&natural(&object));
+        let thing = capitalised(&self.speech.object(&object));
         let text = match listed.iter().find(|l| l.name == object) {
             Some(Listed {
                 contains: Some(liquid),
                 ..
-            }) => format!("{thing} contains {liquid}."),
-            Some(Listed { empty: true, .. }) => format!("{thing} is empty."),
+            }) => self
+                .speech
+                .say("answer.contains", &[("object", &thing), ("liquid", liquid)]),
+            Some(Listed { empty: true, .. }) => {
+                self.speech.say("answer.empty", &[("object", &thing)])
+            }
             _ => self.describe_object(&object),
         };
         self.say(s, text)
@@ -282,26 +310,23 @@ impl RulesBrain {
             .filter(|d| !said.contains(d))
             .collect();
         let mut corrections = Vec::new();
+        let speech = &self.speech;
         if !slots.unknown_items.is_empty() {
-            corrections.push(format!(
-                "there is no {} here",
-                and_list(&slots.unknown_items)
-            ));
+            let things = speech.and_list(&slots.unknown_items);
+            corrections.push(speech.say("correct.no_such", &[("things", &things)]));
         }
         if complete && !said.is_empty() && !missing.is_empty() {
-            corrections.push(format!("there is also {}", and_list(&missing)));
+            let things = speech.and_list(&missing);
+            corrections.push(speech.say("correct.also", &[("things", &things)]));
         }
         if corrections.is_empty() {
-            return if s.robot_addressed {
-                self.say(s, "Yes, that is right.".into())
-            } else {
-                None
-            };
+            return self.agree(s);
         }
+        let corrections = speech.and_list(&corrections);
         self.say_to(
             s,
             "All".into(),
-            format!("Sorry to interrupt: {}.", and_list(&corrections)),
+            speech.say("correct.interrupt", &[("corrections", &corrections)]),
         )
     }
 
@@ -327,20 +352,21 @@ impl RulesBrain {
                 name,
                 contains: Some(liquid),
                 ..
-            }) => {
-                format!(
-                    "Sorry to interrupt: there is still {liquid} in {}.",
-                    natural(name)
-                )
-            }
-            Some(Listed { name, .. }) => {
-                format!("Sorry to interrupt: {} is still here.", natural(name))
-            }
+            }) => self.speech.say(
+                "correct.still_in",
+                &[("liquid", liquid), ("object", &self.speech.object(name))],
+            ),
+            Some(Listed { name, .. }) => self.speech.say(
+                "correct.still_here",
+                &[("object", &self.speech.object(name))],
+            ),
             None if s.robot_addressed => {
+                let thing = self.said_bare(mention);
                 return self.say(
                     s,
-                    format!("Right, there is no {} here.", said_bare(mention)),
-                )
+                    self.speech
+                        .say("correct.agreed_absent", &[("thing", &thing)]),
+                );
             }
             None => return None,
         };
@@ -370,28 +396,30 @@ impl RulesBrain {
             })
             .collect();
         if wrong.is_empty() {
-            return if s.robot_addressed && !said.is_empty() {
-                self.say(s, "Yes, that is right.".into())
-            } else {
-                None
-            };
+            return if said.is_empty() { None } else { self.agree(s) };
         }
+        let speech = &self.speech;
         let text = if claimed_full {
-            let names: Vec<String> = wrong.iter().map(|l| natural(&l.name)).collect();
-            let verb = if names.len() > 1 { "are" } else { "is" };
-            format!("Sorry to interrupt: {} {verb} empty.", and_list(&names))
+            let names: Vec<String> = wrong.iter().map(|l| speech.object(&l.name)).collect();
+            let key = if names.len() > 1 {
+                "correct.are_empty"
+            } else {
+                "correct.is_empty"
+            };
+            speech.say(key, &[("objects", &speech.and_list(&names))])
         } else {
             let parts: Vec<String> = wrong
                 .iter()
                 .map(|l| {
-                    format!(
-                        "{} in {}",
-                        l.contains.clone().unwrap_or_default(),
-                        natural(&l.name)
+                    let liquid = l.contains.clone().unwrap_or_default();
+                    let object = speech.object(&l.name);
+                    speech.say(
+                        "correct.liquid_in",
+                        &[("liquid", &liquid), ("object", &object)],
                     )
                 })
                 .collect();
-            format!("Sorry to interrupt: there is still {}.", and_list(&parts))
+            speech.say("correct.still", &[("parts", &speech.and_list(&parts))])
         };
         self.say_to(s, "All".into(), text)
     }
@@ -402,22 +430,18 @@ impl RulesBrain {
         let claimed: usize = s.reading.slots.count.as_deref()?.parse().ok()?;
         let there = mention.every_fitting();
         if there.len() == claimed {
-            return if s.robot_addressed {
-                self.say(s, "Yes, that is right.".into())
-            } else {
-                None
-            };
+            return self.agree(s);
         }
+        let speech = &self.speech;
         let text = match there {
-            [] => format!(
-                "Sorry to interrupt: there is no {} here.",
-                said_bare(mention)
-            ),
-            [one] => format!("Sorry to interrupt: there is only one, {}.", natural(one)),
-            many => format!(
-                "Sorry to interrupt: there are {}, {}.",
-                number_word(many.len()),
-                and_list(&naturals(many))
+            [] => speech.say("correct.none_of", &[("thing", &self.said_bare(mention))]),
+            [one] => speech.say("correct.only_one", &[("object", &speech.object(one))]),
+            many => speech.say(
+                "correct.several",
+                &[
+                    ("number", &speech.number(many.len())),
+                    ("objects", &speech.and_list(&self.naturals(many))),
+                ],
             ),
         };
         self.say_to(s, "All".into(), text)
@@ -434,13 +458,13 @@ impl RulesBrain {
         if fitting.is_empty() {
             return None;
         }
+        let drinks = self.speech.and_list(&fitting);
         self.say_to(
             s,
             "All".into(),
-            format!(
-                "Sorry to interrupt: there is {}, {}.",
-                and_list(&fitting),
-                filter.say
+            self.speech.say(
+                "correct.there_is_fitting",
+                &[("drinks", &drinks), ("filter", &filter.say)],
             ),
         )
     }
@@ -451,16 +475,17 @@ impl RulesBrain {
         if !s.robot_addressed {
             return None;
         }
-        let robot = &self.world.robot.name;
+        let robot: &[(&str, &str)] = &[("robot", &self.world.robot.name)];
+        let example = self.example_object();
         let text = match s.reading.act {
-            Act::Thanks => "You are welcome.".to_string(),
-            Act::Greeting => format!("Hello! I am {robot}, the robot at this table. Ask me for anything on it."),
-            Act::Farewell => "Goodbye!".to_string(),
-            Act::Identity => format!(
-                "I am {robot}, the robot at this table, run by the rules baseline without a language model. I step in when someone cannot see or reach something or is busy, and I answer questions about the table."
-            ),
-            Act::Capabilities => self.capabilities(),
-            _ => "All right, I will leave it.".to_string(),
+            Act::Thanks => self.speech.say("social.thanks", &[]),
+            Act::Greeting => self.speech.say("social.greeting", robot),
+            Act::Farewell => self.speech.say("social.farewell", &[]),
+            Act::Identity => self.speech.say("social.identity", robot),
+            Act::Capabilities => self
+                .speech
+                .say("social.capabilities", &[("example", &example)]),
+            _ => self.speech.say("social.declined", &[]),
         };
         self.say(s, text)
     }
@@ -473,36 +498,72 @@ impl RulesBrain {
         let example = self.example_object();
         self.say(
             s,
-            format!(
-                "Sorry, I did not understand that. You can say, for example: please hand me {example}, or: what is there to drink?"
-            ),
+            self.speech
+                .say("social.not_understood", &[("example", &example)]),
         )
     }
 
     /// "The box is a cereal box.": what a thing without a drink is.
     fn describe_object(&self, name: &str) -> String {
-        let thing = capitalised(&natural(name));
-        let Some(object) = self
+        let thing = capitalised(&self.speech.object(name));
+        let object = self
             .world
             .object_named(name)
-            .map(|id| self.world.object(id))
-        else {
-            return format!("{thing} holds nothing to drink.");
-        };
-        match object.properties.first() {
-            Some(word) => format!(
-                "{thing} is a {word} {}, with nothing to drink in it.",
-                bare(&object.kind.name)
+            .map(|id| self.world.object(id));
+        match object.and_then(|o| Some((o.properties.first()?, o))) {
+            Some((word, object)) => self.speech.say(
+                "answer.what_it_is",
+                &[
+                    ("object", &thing),
+                    ("property", word),
+                    ("kind", &bare(&object.kind.name)),
+                ],
             ),
-            None => format!("{thing} holds nothing to drink."),
+            None => self
+                .speech
+                .say("answer.holds_nothing", &[("object", &thing)]),
         }
     }
 
-    fn capabilities(&self) -> String {
-        let example = self.example_object();
-        format!(
-            "I can hand you things from the table, put them within your reach or take them away, pour drinks, and tell you what is on the table, where things are and who can reach them. Try: please hand me {example}."
+    /// "Yes, that is right." when asked; silence between people.
+    fn agree(&self, s: &Situation<'_>) -> Calls {
+        if s.robot_addressed {
+            self.say(s, self.speech.say("answer.right", &[]))
+        } else {
+            None
+        }
+    }
+
+    /// "Daniel has the red glass."
+    fn holder_has(&self, holder: &str, object: &str) -> String {
+        self.speech.say(
+            "answer.holder_has",
+            &[("person", holder), ("object", &self.speech.object(object))],
         )
+    }
+
+    /// What was said for a thing, without its article: "the bubbly" -> "bubbly".
+    fn said_bare(&self, m: &ObjectMention) -> String {
+        let said = m.said.as_str();
+        let articles = self.speech.word("words.articles");
+        articles
+            .split_whitespace()
+            .find_map(|a| said.strip_prefix(a)?.strip_prefix(' '))
+            .unwrap_or(said)
+            .to_string()
+    }
+
+    /// Natural names of objects by id.
+    fn naturals(&self, names: &[String]) -> Vec<String> {
+        names.iter().map(|n| self.speech.object(n)).collect()
+    }
+
+    /// "the red glass with cola", or just its name.
+    fn describe(&self, o: &Listed) -> String {
+        match &o.contains {
+            Some(liquid) => self.speech.with_contents(&o.name, liquid),
+            None => self.speech.object(&o.name),
+        }
     }
 
     fn example_object(&self) -> String {
@@ -511,8 +572,8 @@ impl RulesBrain {
             .iter()
             .find(|o| o.kind.drinking_vessel)
             .or(self.world.objects().first())
-            .map(|o| natural(&o.name))
-            .unwrap_or_else(|| "the glass".into())
+            .map(|o| self.speech.object(&o.name))
+            .unwrap_or_else(|| self.speech.word("names.example").to_string())
     }
 
     /// The one object a question is about; else the calls that say what the
@@ -533,10 +594,16 @@ impl RulesBrain {
         match mention.candidates.as_slice() {
             [] => Pick::Missing,
             [one] => Pick::One(one.clone()),
-            several => Pick::Done(self.say(
-                s,
-                format!("Which one do you mean: {}?", or_list(&naturals(several))),
-            )),
+            several => {
+                let choices = self.speech.or_list(&self.naturals(several));
+                Pick::Done(
+                    self.say(
+                        s,
+                        self.speech
+                            .say("answer.which_one", &[("choices", &choices)]),
+                    ),
+                )
+            }
         }
     }
 
@@ -544,14 +611,16 @@ impl RulesBrain {
         let said = s
             .reading
             .main_object()
-            .map(said_bare)
-            .unwrap_or_else(|| "such thing".into());
-        let here: Vec<String> = listed.iter().map(|o| natural(&o.name)).collect();
+            .map(|m| self.said_bare(m))
+            .unwrap_or_else(|| self.speech.word("names.unknown_thing").to_string());
+        let here: Vec<String> =
+            self.naturals(&listed.iter().map(|o| o.name.clone()).collect::<Vec<_>>());
+        let things = self.speech.and_list(&here);
         self.say(
             s,
-            format!(
-                "I see no {said} here. On the table there are {}.",
-                and_list(&here)
+            self.speech.say(
+                "answer.unknown_object",
+                &[("thing", &said), ("things", &things)],
             ),
         )
     }
@@ -581,37 +650,10 @@ fn liquids(names: &[String], listed: &[Listed]) -> Vec<String> {
     out
 }
 
-fn describe(o: &Listed) -> String {
-    match &o.contains {
-        Some(liquid) => format!("{} with {liquid}", natural(&o.name)),
-        None => natural(&o.name),
-    }
-}
-
-fn said_bare(m: &ObjectMention) -> String {
-    let said = m.said.as_str();
-    ["the ", "any ", "some ", "a ", "an "]
-        .iter()
-        .find_map(|p| said.strip_prefix(p))
-        .unwrap_or(said)
-        .to_string()
-}
-
 fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// "two", "three" ... (digits past twelve).
-fn number_word(n: usize) -> String {
-    const WORDS: [&str; 13] = [
-        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve",
-    ];
-    WORDS
-        .get(n)
-        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 
 use super::{AssistantReply, ChatBackend, ChatRequest, CompleteFuture, ToolCall, Usage};
 use crate::agent::Turn;
+use crate::language::{Language, Phrasebook};
 use crate::twin::grounding::{self, Addressee, Grounding};
 use crate::twin::World;
 use crate::understanding::{Act, Reading, Understanding, Utterance};
@@ -36,6 +37,7 @@ type Calls = Option<Vec<(String, Value)>>;
 pub struct RulesBrain {
     world: World,
     understanding: Understanding,
+    speech: std::sync::Arc<Phrasebook>,
 }
 
 /// One turn as the brain weighs it.
@@ -60,11 +62,12 @@ impl Situation<'_> {
 }
 
 impl RulesBrain {
-    /// A rules brain for a scene, reading turns with the given understanding stage.
-    pub fn new(world: &World, understanding: Understanding) -> Self {
+    /// A rules brain for a scene, reading and answering in the given language.
+    pub fn new(world: &World, language: &Language) -> Self {
         Self {
             world: world.clone(),
-            understanding,
+            understanding: language.understanding().clone(),
+            speech: language.speech().clone(),
         }
     }
 

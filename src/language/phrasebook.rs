@@ -1,0 +1,356 @@
+//! The robot's own sentences as data (`speech.toml` of a language): each a
+//! template with named slots, `"We have {drinks} to drink."`. The sentences the
+//! code says, and the slots each may use, are listed here once, so that a
+//! language file that lacks one, misspells one or uses a slot the code does not
+//! fill is refused when it loads, with its file, line and reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Slot values for one sentence: `[("drinks", "cola and fanta")]`.
+pub type Slots<'a> = [(&'a str, &'a str)];
+
+/// Every sentence the code says: `section.key` and the slots it fills.
+const SENTENCES: &[(&str, &[&str])] = &[
+    // How lists, numbers and things are said.
+    ("words.and", &[]),
+    ("words.or", &[]),
+    ("words.list_comma", &[]),
+    ("words.numbers", &[]),
+    ("words.articles", &[]),
+    ("names.object", &["name"]),
+    ("names.with_contents", &["object", "liquid"]),
+    ("names.example", &[]),
+    ("names.unknown_thing", &[]),
+    // Answers to questions about the table.
+    ("answer.drinks", &["drinks"]),
+    ("answer.nothing_fitting", &["filter", "drinks"]),
+    ("answer.fitting", &["filter", "drinks"]),
+    ("answer.nothing_to_eat", &["drinks"]),
+    ("answer.on_the_table", &["things"]),
+    ("answer.have_contents", &["liquid", "object"]),
+    ("answer.have_object", &["object"]),
+    ("answer.have_not", &["thing", "drinks"]),
+    ("answer.holder_has", &["person", "object"]),
+    ("answer.on_the_table_pointing", &["object"]),
+    ("answer.where_in_reach", &["object"]),
+    ("answer.where_out_of_reach", &["object"]),
+    ("answer.where_hidden_in_reach", &["object", "occluder"]),
+    ("answer.where_hidden_out_of_reach", &["object", "occluder"]),
+    ("answer.nobody_holds", &["object"]),
+    ("answer.robot_sees", &["object"]),
+    ("answer.robot_reaches", &["object"]),
+    ("answer.robot_cannot_reach", &["reason"]),
+    ("answer.person_sees", &["person", "object"]),
+    (
+        "answer.person_cannot_see",
+        &["person", "object", "occluder"],
+    ),
+    ("answer.person_reaches", &["person", "object"]),
+    ("answer.person_cannot_reach", &["person", "object"]),
+    ("answer.contains", &["object", "liquid"]),
+    ("answer.empty", &["object"]),
+    ("answer.holds_nothing", &["object"]),
+    ("answer.what_it_is", &["object", "property", "kind"]),
+    ("answer.which_one", &["choices"]),
+    ("answer.unknown_object", &["thing", "things"]),
+    ("answer.right", &[]),
+    // Statements the twin contradicts.
+    ("correct.interrupt", &["corrections"]),
+    ("correct.no_such", &["things"]),
+    ("correct.also", &["things"]),
+    ("correct.still_in", &["liquid", "object"]),
+    ("correct.still_here", &["object"]),
+    ("correct.agreed_absent", &["thing"]),
+    ("correct.is_empty", &["objects"]),
+    ("correct.are_empty", &["objects"]),
+    ("correct.liquid_in", &["liquid", "object"]),
+    ("correct.still", &["parts"]),
+    ("correct.none_of", &["thing"]),
+    ("correct.only_one", &["object"]),
+    ("correct.several", &["number", "objects"]),
+    ("correct.there_is_fitting", &["drinks", "filter"]),
+    // Social talk and talk about the robot itself.
+    ("social.thanks", &[]),
+    ("social.greeting", &["robot"]),
+    ("social.farewell", &[]),
+    ("social.identity", &["robot"]),
+    ("social.capabilities", &["example"]),
+    ("social.declined", &[]),
+    ("social.not_understood", &["example"]),
+];
+
+/// Why the robot's sentences cannot be used; names the file, the line and the reason.
+#[derive(Debug, thiserror::Error)]
+pub enum PhrasebookError {
+    /// The file cannot be read.
+    #[error("cannot read the robot's sentences {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not TOML of sections of sentences (the message has line and column).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The TOML library's message.
+        message: String,
+    },
+    /// A sentence is missing, unknown, or uses a slot the code does not fill.
+    #[error("{path}:{line}: [{section}] {key}: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line (1-based; 0 when the sentence is missing).
+        line: usize,
+        /// The section.
+        section: String,
+        /// The sentence's key.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The robot's sentences of one language, checked against what the code says.
+#[derive(Debug, Clone)]
+pub struct Phrasebook {
+    sentences: BTreeMap<String, String>,
+    numbers: Vec<String>,
+}
+
+impl Phrasebook {
+    /// Loads and checks a language's `speech.toml`.
+    pub fn load(path: &Path) -> Result<Self, PhrasebookError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PhrasebookError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and checks the text of a `speech.toml`.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, PhrasebookError> {
+        let file: BTreeMap<String, BTreeMap<String, String>> =
+            toml::from_str(text).map_err(|e| PhrasebookError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let invalid = |section: &str, key: &str, reason: String| PhrasebookError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, section, key),
+            section: section.to_string(),
+            key: key.to_string(),
+            reason,
+        };
+        let mut sentences = BTreeMap::new();
+        for (section, keys) in &file {
+            for (key, template) in keys {
+                let full = format!("{section}.{key}");
+                let Some((_, slots)) = SENTENCES.iter().find(|(k, _)| *k == full) else {
+                    return Err(invalid(
+                        section,
+                        key,
+                        "not a sentence the robot says".into(),
+                    ));
+                };
+                if let Some(slot) = slots_of(template).find(|s| !slots.contains(s)) {
+                    return Err(invalid(section, key, unknown_slot(slot, slots)));
+                }
+                sentences.insert(full, template.clone());
+            }
+        }
+        if let Some((full, slots)) = SENTENCES.iter().find(|(k, _)| !sentences.contains_key(*k)) {
+            let (section, key) = full.split_once('.').unwrap_or(("", full));
+            let reason = match slots {
+                [] => "missing".to_string(),
+                slots => format!("missing (its slots: {})", slots.join(", ")),
+            };
+            return Err(invalid(section, key, reason));
+        }
+        let numbers = sentences
+            .get("words.numbers")
+            .map(|n| n.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        Ok(Self { sentences, numbers })
+    }
+
+    /// The sentence `key` (`section.key`) with its slots filled.
+    pub fn say(&self, key: &str, slots: &Slots<'_>) -> String {
+        let Some(template) = self.sentences.get(key) else {
+            // Every key the code uses is checked at load; this is a missed entry in SENTENCES.
+            tracing::error!(key, "a sentence the code says is not in SENTENCES");
+            return key.to_string();
+        };
+        let mut out = String::with_capacity(template.len() + 32);
+        let mut rest = template.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else {
+                out.push_str(&rest[open..]);
+                return out;
+            };
+            let name = &after[..close];
+            if let Some((_, value)) = slots.iter().find(|(n, _)| *n == name) {
+                out.push_str(value);
+            }
+            rest = &after[close + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// "a, b and c".
+    pub fn and_list(&self, items: &[String]) -> String {
+        self.list(items, "words.and")
+    }
+
+    /// "a, b or c".
+    pub fn or_list(&self, items: &[String]) -> String {
+        self.list(items, "words.or")
+    }
+
+    fn list(&self, items: &[String], last_word: &str) -> String {
+        let comma = self.word("words.list_comma");
+        match items.split_last() {
+            None => String::new(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => {
+                format!("{}{}{last}", rest.join(comma), self.word(last_word))
+            }
+        }
+    }
+
+    /// A word or phrase of the language with no slots (`names.example`).
+    pub fn word(&self, key: &str) -> &str {
+        self.sentences.get(key).map_or("", String::as_str)
+    }
+
+    /// A thing's natural name from its id: `red_glass` -> "the red glass".
+    pub fn object(&self, id: &str) -> String {
+        self.say("names.object", &[("name", &id.replace('_', " "))])
+    }
+
+    /// A container with what it holds: "the red glass with cola".
+    pub fn with_contents(&self, id: &str, liquid: &str) -> String {
+        let object = self.object(id);
+        self.say(
+            "names.with_contents",
+            &[("object", &object), ("liquid", liquid)],
+        )
+    }
+
+    /// A number as a word ("two"), or its digits past the language's list.
+    pub fn number(&self, n: usize) -> String {
+        self.numbers
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
+    }
+}
+
+/// The slot names of a template, in order.
+fn slots_of(template: &str) -> impl Iterator<Item = &str> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split_once('}').map(|(name, _)| name))
+}
+
+fn unknown_slot(slot: &str, slots: &[&str]) -> String {
+    match slots {
+        [] => format!("unknown slot {{{slot}}}: this sentence has no slots"),
+        slots => format!(
+            "unknown slot {{{slot}}}: use {}",
+            slots
+                .iter()
+                .map(|s| format!("{{{s}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The line of `key =` inside `[section]` (1-based; 0 when not there).
+fn line_of(text: &str, section: &str, key: &str) -> usize {
+    let header = format!("[{section}]");
+    let mut inside = false;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == header;
+        } else if inside
+            && line
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        {
+            return n + 1;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn english() -> Phrasebook {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("languages/en/speech.toml");
+        Phrasebook::load(&path).expect("English speech loads")
+    }
+
+    #[test]
+    fn sentences_fill_their_slots_and_lists_join_as_the_language_does() {
+        let speech = english();
+        let drinks = speech.and_list(&["cola".into(), "fanta".into(), "water".into()]);
+        assert_eq!(drinks, "cola, fanta and water");
+        assert_eq!(
+            speech.say("answer.drinks", &[("drinks", &drinks)]),
+            "We have cola, fanta and water to drink."
+        );
+        assert_eq!(speech.object("red_glass"), "the red glass");
+        assert_eq!(speech.number(2), "two");
+        assert_eq!(speech.number(40), "40");
+    }
+
+    #[test]
+    fn a_missing_or_misspelt_sentence_is_named_with_file_line_and_reason() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("languages/en/speech.toml");
+        let text = std::fs::read_to_string(&path).expect("read");
+        let file = Path::new("speech.toml");
+        let bad = text.replace("drinks = ", "drinkz = ");
+        let error = Phrasebook::parse(&bad, file)
+            .expect_err("misspelt")
+            .to_string();
+        assert!(
+            error.starts_with("speech.toml:") && error.contains("[answer] drinkz: not a sentence"),
+            "{error}"
+        );
+        let bad = text.replace("to drink.\"", "to {drunk}.\"");
+        let error = Phrasebook::parse(&bad, file)
+            .expect_err("bad slot")
+            .to_string();
+        assert!(error.contains("unknown slot {drunk}"), "{error}");
+        let line = error
+            .split(':')
+            .nth(1)
+            .and_then(|l| l.parse::<usize>().ok());
+        assert!(line.is_some_and(|l| l > 0), "{error}");
+        let bad: String = text
+            .lines()
+            .filter(|l| !l.starts_with("nothing_to_eat"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let error = Phrasebook::parse(&bad, file)
+            .expect_err("missing")
+            .to_string();
+        assert!(
+            error.contains("[answer] nothing_to_eat: missing (its slots: drinks)"),
+            "{error}"
+        );
+    }
+}
