@@ -22,6 +22,8 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("names.with_contents", &["object", "liquid"]),
     ("names.example", &[]),
     ("names.unknown_thing", &[]),
+    ("names.you", &[]),
+    ("names.something", &["filter"]),
     // Answers to questions about the table.
     ("answer.drinks", &["drinks"]),
     ("answer.nothing_fitting", &["filter", "drinks"]),
@@ -70,6 +72,29 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("correct.only_one", &["object"]),
     ("correct.several", &["number", "objects"]),
     ("correct.there_is_fitting", &["drinks", "filter"]),
+    // Help: why the listener is hindered, what the robot will do, why it cannot.
+    ("help.reason_busy", &[]),
+    ("help.reason_cannot_see", &["object", "occluder"]),
+    ("help.reason_cannot_reach", &["object"]),
+    ("help.reason_cannot_reach_it", &[]),
+    ("help.hindered", &["person", "reasons"]),
+    ("help.you_asked", &[]),
+    ("help.so_i_will", &["why", "offer"]),
+    ("help.offer_give_you", &["object"]),
+    ("help.offer_give", &["object", "recipient"]),
+    ("help.offer_move_to", &["object", "whom"]),
+    ("help.offer_move_away", &["object"]),
+    ("help.offer_pour", &["whom", "liquid"]),
+    ("help.offer_pour_from", &["whom", "object"]),
+    ("help.offer_fill", &["liquid", "whom"]),
+    ("help.offer_fill_from", &["whom", "object"]),
+    ("help.cannot_reach_either", &["why", "reason"]),
+    ("help.cannot", &["reason"]),
+    ("help.cannot_help", &["reason"]),
+    ("help.which_drink", &["drinks"]),
+    ("help.no_such", &["thing", "things"]),
+    ("help.who_would_like", &["object"]),
+    ("help.for_whom", &[]),
     // Social talk and talk about the robot itself.
     ("social.thanks", &[]),
     ("social.greeting", &["robot"]),
@@ -223,6 +248,12 @@ impl Phrasebook {
                 format!("{}{}{last}", rest.join(comma), self.word(last_word))
             }
         }
+    }
+
+    /// The fixed opening of a sentence, up to its first slot ("Who would like ").
+    pub fn opening(&self, key: &str) -> &str {
+        let template = self.word(key);
+        template.split('{').next().unwrap_or(template)
     }
 
     /// A word or phrase of the language with no slots (`names.example`).

@@ -543,7 +543,7 @@ impl RulesBrain {
     }
 
     /// What was said for a thing, without its article: "the bubbly" -> "bubbly".
-    fn said_bare(&self, m: &ObjectMention) -> String {
+    pub(super) fn said_bare(&self, m: &ObjectMention) -> String {
         let said = m.said.as_str();
         let articles = self.speech.word("words.articles");
         articles
@@ -554,7 +554,7 @@ impl RulesBrain {
     }
 
     /// Natural names of objects by id.
-    fn naturals(&self, names: &[String]) -> Vec<String> {
+    pub(super) fn naturals(&self, names: &[String]) -> Vec<String> {
         names.iter().map(|n| self.speech.object(n)).collect()
     }
 

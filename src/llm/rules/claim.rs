@@ -5,9 +5,6 @@
 use super::dialogue::Dialogue;
 use super::{person_name, Calls, RulesBrain, Situation};
 
-/// How the robot's question about an unknown speaker begins.
-pub(super) const WHO_WOULD_LIKE: &str = "Who would like";
-
 impl RulesBrain {
     /// "It is for me", "Felix", "for Felix, please": the pending request,
     /// done for that person; without a pending question, not understood.
@@ -19,7 +16,7 @@ impl RulesBrain {
             .rev()
             .find(|d| d.name == "speak" && d.result.starts_with("You said"))
             .and_then(|d| d.args["text"].as_str())
-            .is_some_and(|t| t.starts_with(WHO_WOULD_LIKE));
+            .is_some_and(|t| t.starts_with(self.speech.opening("help.who_would_like")));
         let pending = s
             .dialogue
             .earlier
@@ -39,11 +36,7 @@ impl RulesBrain {
             .filter(|name| self.world.person_named(name).is_some())
             .or_else(|| s.sender.clone());
         let Some(who) = who else {
-            return self.say_to(
-                s,
-                "All".into(),
-                "Sorry, I still do not know for whom. Please say the name, for example: it is for Felix.".into(),
-            );
+            return self.say_to(s, "All".into(), self.speech.say("help.for_whom", &[]));
         };
         let mut turn = pending.clone();
         turn.speaker = who;

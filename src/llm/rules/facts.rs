@@ -1,6 +1,8 @@
 //! What the rules brain learns from tool results (the same text an LLM reads),
 //! and how it words things; shared by the answering and the helping modules.
 
+use crate::language::Phrasebook;
+
 /// What `check_hindering_reasons` or `check_reach_object_for_robot` said.
 #[derive(Debug, Clone, Default)]
 pub struct Hindrance {
@@ -48,23 +50,34 @@ impl Hindrance {
     }
 
     /// "Daniel is busy and cannot reach the red glass".
-    pub fn explanation(&self, person: &str) -> String {
-        let thing = self.object.as_deref().map(natural).unwrap_or_default();
+    pub fn explanation(&self, person: &str, speech: &Phrasebook) -> String {
+        let thing = self
+            .object
+            .as_deref()
+            .map(|o| speech.object(o))
+            .unwrap_or_default();
         let mut reasons = Vec::new();
         if self.busy {
-            reasons.push("is busy".to_string());
+            reasons.push(speech.say("help.reason_busy", &[]));
         }
         if let Some(occluder) = &self.cannot_see {
-            reasons.push(format!("cannot see {thing} behind the {}", bare(occluder)));
+            let occluder = bare(occluder);
+            reasons.push(speech.say(
+                "help.reason_cannot_see",
+                &[("object", &thing), ("occluder", &occluder)],
+            ));
         }
         if self.cannot_reach {
-            reasons.push(if self.cannot_see.is_some() {
-                "cannot reach it".to_string()
-            } else {
-                format!("cannot reach {thing}")
+            reasons.push(match self.cannot_see {
+                Some(_) => speech.say("help.reason_cannot_reach_it", &[]),
+                None => speech.say("help.reason_cannot_reach", &[("object", &thing)]),
             });
         }
-        format!("{person} {}", and_list(&reasons))
+        let reasons = speech.and_list(&reasons);
+        speech.say(
+            "help.hindered",
+            &[("person", person), ("reasons", &reasons)],
+        )
     }
 }
 
@@ -124,37 +137,9 @@ pub fn listing(text: &str) -> Vec<Listed> {
     out
 }
 
-/// "red_glass" -> "the red glass".
-pub fn natural(name: &str) -> String {
-    format!("the {}", bare(name))
-}
-
-/// ["red_glass", "blue_glass"] -> ["the red glass", "the blue glass"].
-pub fn naturals(names: &[String]) -> Vec<String> {
-    names.iter().map(|n| natural(n)).collect()
-}
-
 /// "red_glass" -> "red glass".
 pub fn bare(name: &str) -> String {
     name.replace('_', " ")
-}
-
-/// "a, b and c".
-pub fn and_list(items: &[String]) -> String {
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// "a, b or c".
-pub fn or_list(items: &[String]) -> String {
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 /// The drinks of a listing, once each.
@@ -187,8 +172,9 @@ mod tests {
         let h = Hindrance::from_check("Felix is idle. Felix cannot see cola_zero_bottle: it is hidden behind box. Felix cannot reach cola_zero_bottle: it is 0.38 m beyond Felix's reach.", "Felix");
         assert_eq!(h.object.as_deref(), Some("cola_zero_bottle"));
         assert!(h.hindered() && h.cannot_reach && !h.busy);
+        let english = crate::language::Language::english().expect("English");
         assert_eq!(
-            h.explanation("Felix"),
+            h.explanation("Felix", english.speech()),
             "Felix cannot see the cola zero bottle behind the box and cannot reach it"
         );
     }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::facts::{and_list, drinks, listing, natural, naturals, or_list, Hindrance, Listed};
+use super::facts::{drinks, listing, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::twin::grounding::object_words;
 use crate::understanding::{Act, ObjectMention};
@@ -47,27 +47,32 @@ impl RulesBrain {
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
-            return self.ask(s, format!("What would you like: {}?", or_list(&drinks)));
+            let drinks = self.speech.or_list(&drinks);
+            return self.ask(
+                s,
+                self.speech.say("help.which_drink", &[("drinks", &drinks)]),
+            );
         };
         let object = match mention.candidates.as_slice() {
             [] => {
-                let here: Vec<String> = listed.iter().map(|o| natural(&o.name)).collect();
+                let here: Vec<String> =
+                    listed.iter().map(|o| self.speech.object(&o.name)).collect();
+                let (thing, things) = (self.said_bare(&mention), self.speech.and_list(&here));
                 return self.ask(
                     s,
-                    format!(
-                        "Sorry, I see no {} on this table. There are {}.",
-                        mention.said.trim_start_matches("the "),
-                        and_list(&here)
-                    ),
+                    self.speech
+                        .say("help.no_such", &[("thing", &thing), ("things", &things)]),
                 );
             }
             [one] => one.clone(),
             // Between people the listener can ask which one; asked, the robot does.
             several if s.robot_addressed => {
+                let choices = self.speech.or_list(&self.naturals(several));
                 return self.say(
                     s,
-                    format!("Which one do you mean: {}?", or_list(&naturals(several))),
-                )
+                    self.speech
+                        .say("answer.which_one", &[("choices", &choices)]),
+                );
             }
             _ => return None,
         };
@@ -81,10 +86,12 @@ impl RulesBrain {
         };
         let Some(recipient) = whom.and_then(|r| r.name.clone()) else {
             // Nobody knows who spoke (one microphone): ask, do nothing physical.
+            let thing = self.speech.object(&object);
             return self.say_to(
                 s,
                 "All".into(),
-                format!("{} {}?", super::claim::WHO_WOULD_LIKE, natural(&object)),
+                self.speech
+                    .say("help.who_would_like", &[("object", &thing)]),
             );
         };
         let plan = self.plan(s, &object, &recipient, &listed)?;
@@ -98,28 +105,34 @@ impl RulesBrain {
             if s.dialogue.done.iter().filter(|d| d.name == "speak").count() >= 2 {
                 return None;
             }
+            let text = self
+                .speech
+                .say("help.cannot_help", &[("reason", &failed.result)]);
             return Some(vec![call(
                 "speak",
-                json!({"person_name": s.sender_or_all(), "text": format!("Sorry, I cannot help with that: {}", failed.result)}),
+                json!({"person_name": s.sender_or_all(), "text": text}),
             )]);
         }
         if !s.dialogue.spoke() {
             let why = match (&s.receiver, s.robot_addressed) {
-                (Some(receiver), false) => hindrance.explanation(receiver),
-                _ => "You asked me".to_string(),
+                (Some(receiver), false) => hindrance.explanation(receiver, &self.speech),
+                _ => self.speech.word("help.you_asked").to_string(),
             };
             let liquid = listed
                 .iter()
                 .find(|o| o.name == object)
                 .and_then(|o| o.contains.clone());
-            let offer = offer(
+            let offer = self.offer(
                 reading.act,
                 &object,
                 liquid.as_deref(),
                 &recipient,
                 s.sender.as_deref(),
             );
-            return self.say(s, format!("{why}, so I will {offer}."));
+            let text = self
+                .speech
+                .say("help.so_i_will", &[("why", &why), ("offer", &offer)]);
+            return self.say(s, text);
         }
         plan.into_iter()
             .find(|(name, args)| s.dialogue.find_with(name, args).is_none())
@@ -146,7 +159,9 @@ impl RulesBrain {
             .filter(|name| !self.is_vessel(name))
             .collect();
         Some(ObjectMention {
-            said: format!("something {}", filter.say),
+            said: self
+                .speech
+                .say("names.something", &[("filter", &filter.say)]),
             candidates,
             owner: None,
             referred: false,
@@ -213,9 +228,13 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
                 };
                 if Hindrance::from_robot_check(&reach.result).object.is_none() {
-                    let (why, result) = (hindrance.explanation(receiver), &reach.result);
+                    let (why, result) =
+                        (hindrance.explanation(receiver, &self.speech), &reach.result);
                     let reason = result.split_once(": ").map_or(result.as_str(), |(_, r)| r);
-                    let why = format!("{why}, and I cannot reach it either ({reason}).");
+                    let why = self.speech.say(
+                        "help.cannot_reach_either",
+                        &[("why", &why), ("reason", reason)],
+                    );
                     return Some(Err(self.say(s, why)));
                 }
                 Some(Ok(hindrance))
@@ -227,7 +246,7 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
                 };
                 if Hindrance::from_robot_check(&check.result).object.is_none() {
-                    let why = format!("Sorry, I cannot: {}", check.result);
+                    let why = self.speech.say("help.cannot", &[("reason", &check.result)]);
                     return Some(Err(self.say(s, why)));
                 }
                 Some(Ok(Hindrance::default()))
@@ -425,33 +444,40 @@ fn glass_fit(world: &crate::twin::World, glass: &str, drink: Option<&str>) -> u8
     }
 }
 
-/// "hand you the red glass", "pour Daniel some fanta".
-fn offer(
-    act: Act,
-    object: &str,
-    liquid: Option<&str>,
-    recipient: &str,
-    sender: Option<&str>,
-) -> String {
-    let thing = natural(object);
-    let to_you = sender == Some(recipient);
-    let whom = if to_you {
-        "you".to_string()
-    } else {
-        recipient.to_string()
-    };
-    match act {
-        Act::Give if to_you => format!("hand you {thing}"),
-        Act::Give => format!("hand {thing} to {recipient}"),
-        Act::MoveTo => format!("put {thing} within reach of {whom}"),
-        Act::MoveAway => format!("move {thing} away"),
-        Act::Pour => match liquid {
-            Some(liquid) => format!("pour {whom} some {liquid}"),
-            None => format!("pour {whom} something from {thing}"),
-        },
-        _ => match liquid {
-            Some(liquid) => format!("fill a fresh glass with {liquid} for {whom}"),
-            None => format!("fill a fresh glass for {whom} from {thing}"),
-        },
+impl RulesBrain {
+    /// "hand you the red glass", "pour Daniel some fanta".
+    fn offer(
+        &self,
+        act: Act,
+        object: &str,
+        liquid: Option<&str>,
+        recipient: &str,
+        sender: Option<&str>,
+    ) -> String {
+        let thing = self.speech.object(object);
+        let to_you = sender == Some(recipient);
+        let whom = match to_you {
+            true => self.speech.word("names.you"),
+            false => recipient,
+        };
+        let key = match (act, liquid) {
+            (Act::Give, _) if to_you => "help.offer_give_you",
+            (Act::Give, _) => "help.offer_give",
+            (Act::MoveTo, _) => "help.offer_move_to",
+            (Act::MoveAway, _) => "help.offer_move_away",
+            (Act::Pour, Some(_)) => "help.offer_pour",
+            (Act::Pour, None) => "help.offer_pour_from",
+            (_, Some(_)) => "help.offer_fill",
+            (_, None) => "help.offer_fill_from",
+        };
+        self.speech.say(
+            key,
+            &[
+                ("object", &thing),
+                ("recipient", recipient),
+                ("whom", whom),
+                ("liquid", liquid.unwrap_or_default()),
+            ],
+        )
     }
 }

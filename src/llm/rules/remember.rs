@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::facts::{natural, Listed};
+use super::facts::Listed;
 use super::{call, Calls, RulesBrain, Situation};
 use crate::twin::grounding::{self, Grounding};
 use crate::understanding::{Act, ObjectMention};
@@ -219,7 +219,7 @@ impl RulesBrain {
                 .or_else(|| (refers == Some("usual")).then(from_episodes).flatten())
         };
         Ok(chosen.map(|name| ObjectMention {
-            said: natural(&name),
+            said: self.speech.object(&name),
             candidates: vec![name],
             owner: None,
             referred: false,
