@@ -188,6 +188,21 @@ fn a_missing_model_is_a_clear_error() {
     assert!(Recognizer::with_model(&junk, &AsrSettings::default()).is_err());
 }
 
+#[test]
+fn an_english_only_model_refuses_another_language() {
+    let settings = AsrSettings {
+        language: "de".into(),
+        ..AsrSettings::default()
+    };
+    let err =
+        Recognizer::with_model(&model_path(), &settings).expect_err("tiny.en hears no German");
+    let said = err.to_string();
+    assert!(
+        said.contains("hears only English") && said.contains("ggml-base.bin"),
+        "{said}"
+    );
+}
+
 /// Measurement, not a check: `cargo test --release --test speech_asr -- --ignored --nocapture`.
 #[test]
 #[ignore]
