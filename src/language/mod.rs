@@ -4,6 +4,7 @@
 //! Adding a language is adding a folder; nothing here knows any one language.
 
 mod phrasebook;
+mod things;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

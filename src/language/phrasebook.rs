@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::things::{self, ThingWords, CLOSE, NOUN, THING, THING_CAPITAL};
+
 /// Slot values for one sentence: `[("drinks", "cola and fanta")]`.
 pub type Slots<'a> = [(&'a str, &'a str)];
 
@@ -145,6 +147,7 @@ pub enum PhrasebookError {
 pub struct Phrasebook {
     sentences: BTreeMap<String, String>,
     numbers: Vec<String>,
+    things: ThingWords,
 }
 
 impl Phrasebook {
@@ -159,11 +162,17 @@ impl Phrasebook {
 
     /// Parses and checks the text of a `speech.toml`.
     pub fn parse(text: &str, path: &Path) -> Result<Self, PhrasebookError> {
+        let parse_error = |e: toml::de::Error| PhrasebookError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut file: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let things: ThingWords = match file.remove("things") {
+            Some(table) => table.try_into().map_err(parse_error)?,
+            None => ThingWords::default(),
+        };
         let file: BTreeMap<String, BTreeMap<String, String>> =
-            toml::from_str(text).map_err(|e| PhrasebookError::Parse {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+            toml::Value::Table(file).try_into().map_err(parse_error)?;
         let invalid = |section: &str, key: &str, reason: String| PhrasebookError::Invalid {
             path: path.to_path_buf(),
             line: line_of(text, section, key),
@@ -200,10 +209,15 @@ impl Phrasebook {
             .get("words.numbers")
             .map(|n| n.split_whitespace().map(str::to_string).collect())
             .unwrap_or_default();
-        Ok(Self { sentences, numbers })
+        Ok(Self {
+            sentences,
+            numbers,
+            things,
+        })
     }
 
-    /// The sentence `key` (`section.key`) with its slots filled.
+    /// The sentence `key` (`section.key`) with its slots filled; a slot
+    /// written `{object:dat}` says the things in it in that case.
     pub fn say(&self, key: &str, slots: &Slots<'_>) -> String {
         let Some(template) = self.sentences.get(key) else {
             // Every key the code uses is checked at load; this is a missed entry in SENTENCES.
@@ -219,9 +233,11 @@ impl Phrasebook {
                 out.push_str(&rest[open..]);
                 return out;
             };
-            let name = &after[..close];
+            let (name, case) = after[..close]
+                .split_once(':')
+                .unwrap_or((&after[..close], "nom"));
             if let Some((_, value)) = slots.iter().find(|(n, _)| *n == name) {
-                out.push_str(value);
+                out.push_str(&self.render(value, case));
             }
             rest = &after[close + 1..];
         }
@@ -261,17 +277,53 @@ impl Phrasebook {
         self.sentences.get(key).map_or("", String::as_str)
     }
 
-    /// A thing's natural name from its id: `red_glass` -> "the red glass".
+    /// A thing by its id, said as the sentence it goes into asks:
+    /// `red_glass` -> "the red glass", "dem roten Glas".
     pub fn object(&self, id: &str) -> String {
-        self.say("names.object", &[("name", &id.replace('_', " "))])
+        format!("{THING}{id}{CLOSE}")
+    }
+
+    /// A thing at the start of a sentence: "The red glass ...".
+    pub fn object_first(&self, id: &str) -> String {
+        format!("{THING_CAPITAL}{id}{CLOSE}")
+    }
+
+    /// A drink or other noun said without an article: "cola", "Kaffee".
+    pub fn noun(&self, word: &str) -> String {
+        format!("{NOUN}{word}{CLOSE}")
+    }
+
+    /// Each of the words as a noun.
+    pub fn nouns(&self, words: &[String]) -> Vec<String> {
+        words.iter().map(|w| self.noun(w)).collect()
     }
 
     /// A container with what it holds: "the red glass with cola".
     pub fn with_contents(&self, id: &str, liquid: &str) -> String {
-        let object = self.object(id);
         self.say(
             "names.with_contents",
-            &[("object", &object), ("liquid", liquid)],
+            &[("object", &self.object(id)), ("liquid", &self.noun(liquid))],
+        )
+    }
+
+    /// A slot's value with the things in it said in `case`.
+    fn render(&self, value: &str, case: &str) -> String {
+        things::render(
+            value,
+            |id, first| {
+                let name = match self.things.inflects() {
+                    true => self.things.name(id, case),
+                    false => self.say("names.object", &[("name", &id.replace('_', " "))]),
+                };
+                match first {
+                    true => things::capitalised(&name),
+                    false => name,
+                }
+            },
+            |noun| match self.things.inflects() {
+                true => self.things.bare(noun),
+                false => noun.to_string(),
+            },
         )
     }
 
@@ -284,12 +336,13 @@ impl Phrasebook {
     }
 }
 
-/// The slot names of a template, in order.
+/// The slot names of a template, in order, without their cases.
 fn slots_of(template: &str) -> impl Iterator<Item = &str> {
     template
         .split('{')
         .skip(1)
         .filter_map(|part| part.split_once('}').map(|(name, _)| name))
+        .map(|slot| slot.split_once(':').map_or(slot, |(name, _)| name))
 }
 
 fn unknown_slot(slot: &str, slots: &[&str]) -> String {
@@ -343,7 +396,18 @@ mod tests {
             speech.say("answer.drinks", &[("drinks", &drinks)]),
             "We have cola, fanta and water to drink."
         );
-        assert_eq!(speech.object("red_glass"), "the red glass");
+        let glass = speech.object("red_glass");
+        assert_eq!(
+            speech.say(
+                "answer.empty",
+                &[("object", &speech.object_first("red_glass"))]
+            ),
+            "The red glass is empty."
+        );
+        assert_eq!(
+            speech.say("answer.robot_sees", &[("object", &glass)]),
+            "Yes, I can see the red glass."
+        );
         assert_eq!(speech.number(2), "two");
         assert_eq!(speech.number(40), "40");
     }

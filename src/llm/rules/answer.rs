@@ -51,11 +51,11 @@ impl RulesBrain {
         let slots = &s.reading.slots;
         let all_drinks = drinks(&listed);
         let speech = &self.speech;
-        let drinks_said = speech.and_list(&all_drinks);
+        let drinks_said = speech.and_list(&speech.nouns(&all_drinks));
         let text = if let Some(filter_name) = &slots.filter {
             let grammar = self.understanding.grammar();
             let Some(filter) = grammar.filters.get(filter_name) else {
-                let drinks = self.speech.and_list(&all_drinks);
+                let drinks = self.speech.and_list(&self.speech.nouns(&all_drinks));
                 return self.say(s, self.speech.say("answer.drinks", &[("drinks", &drinks)]));
             };
             let fitting = liquids(&self.fitting(filter, &listed), &listed);
@@ -69,7 +69,7 @@ impl RulesBrain {
                     "answer.fitting",
                     &[
                         ("filter", &capitalised(&filter.say)),
-                        ("drinks", &speech.and_list(&fitting)),
+                        ("drinks", &speech.and_list(&speech.nouns(&fitting))),
                     ],
                 )
             }
@@ -110,7 +110,10 @@ impl RulesBrain {
             Some(l) => match &l.contains {
                 Some(liquid) => self.speech.say(
                     "answer.have_contents",
-                    &[("liquid", liquid), ("object", &self.speech.object(&l.name))],
+                    &[
+                        ("liquid", &self.speech.noun(liquid)),
+                        ("object", &self.speech.object(&l.name)),
+                    ],
                 ),
                 None => self.speech.say(
                     "answer.have_object",
@@ -121,7 +124,10 @@ impl RulesBrain {
                 "answer.have_not",
                 &[
                     ("thing", &self.said_bare(mention)),
-                    ("drinks", &self.speech.and_list(&drinks(&listed))),
+                    (
+                        "drinks",
+                        &self.speech.and_list(&self.speech.nouns(&drinks(&listed))),
+                    ),
                 ],
             ),
         };
@@ -145,7 +151,7 @@ impl RulesBrain {
         {
             return self.say(s, self.holder_has(&holder, &object));
         }
-        let thing = capitalised(&self.speech.object(&object));
+        let thing = self.speech.object_first(&object);
         let Some(sender) = s.sender.clone() else {
             return self.say(
                 s,
@@ -275,14 +281,15 @@ impl RulesBrain {
             Ok(o) => o,
             Err(calls) => return calls,
         };
-        let thing = capitalised(&self.speech.object(&object));
+        let thing = self.speech.object_first(&object);
         let text = match listed.iter().find(|l| l.name == object) {
             Some(Listed {
                 contains: Some(liquid),
                 ..
-            }) => self
-                .speech
-                .say("answer.contains", &[("object", &thing), ("liquid", liquid)]),
+            }) => self.speech.say(
+                "answer.contains",
+                &[("object", &thing), ("liquid", &self.speech.noun(liquid))],
+            ),
             Some(Listed { empty: true, .. }) => {
                 self.speech.say("answer.empty", &[("object", &thing)])
             }
@@ -316,7 +323,7 @@ impl RulesBrain {
             corrections.push(speech.say("correct.no_such", &[("things", &things)]));
         }
         if complete && !said.is_empty() && !missing.is_empty() {
-            let things = speech.and_list(&missing);
+            let things = speech.and_list(&speech.nouns(&missing));
             corrections.push(speech.say("correct.also", &[("things", &things)]));
         }
         if corrections.is_empty() {
@@ -354,7 +361,10 @@ impl RulesBrain {
                 ..
             }) => self.speech.say(
                 "correct.still_in",
-                &[("liquid", liquid), ("object", &self.speech.object(name))],
+                &[
+                    ("liquid", &self.speech.noun(liquid)),
+                    ("object", &self.speech.object(name)),
+                ],
             ),
             Some(Listed { name, .. }) => self.speech.say(
                 "correct.still_here",
@@ -411,7 +421,7 @@ impl RulesBrain {
             let parts: Vec<String> = wrong
                 .iter()
                 .map(|l| {
-                    let liquid = l.contains.clone().unwrap_or_default();
+                    let liquid = speech.noun(&l.contains.clone().unwrap_or_default());
                     let object = speech.object(&l.name);
                     speech.say(
                         "correct.liquid_in",
@@ -458,7 +468,7 @@ impl RulesBrain {
         if fitting.is_empty() {
             return None;
         }
-        let drinks = self.speech.and_list(&fitting);
+        let drinks = self.speech.and_list(&self.speech.nouns(&fitting));
         self.say_to(
             s,
             "All".into(),
@@ -505,7 +515,7 @@ impl RulesBrain {
 
     /// "The box is a cereal box.": what a thing without a drink is.
     fn describe_object(&self, name: &str) -> String {
-        let thing = capitalised(&self.speech.object(name));
+        let thing = self.speech.object_first(name);
         let object = self
             .world
             .object_named(name)

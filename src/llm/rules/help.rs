@@ -47,7 +47,7 @@ impl RulesBrain {
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
-            let drinks = self.speech.or_list(&drinks);
+            let drinks = self.speech.or_list(&self.speech.nouns(&drinks));
             return self.ask(
                 s,
                 self.speech.say("help.which_drink", &[("drinks", &drinks)]),
@@ -476,7 +476,7 @@ impl RulesBrain {
                 ("object", &thing),
                 ("recipient", recipient),
                 ("whom", whom),
-                ("liquid", liquid.unwrap_or_default()),
+                ("liquid", &self.speech.noun(liquid.unwrap_or_default())),
             ],
         )
     }
