@@ -78,7 +78,12 @@ pub fn resolve(spec: &str, folder: &str, extension: &str) -> PathBuf {
 
 /// Names of the files with `extension` in `<data root>/<folder>/`, sorted.
 pub fn available(folder: &str, extension: &str) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(data_root().join(folder))
+    available_in(&data_root().join(folder), extension)
+}
+
+/// Names of the files with `extension` in `dir`, sorted.
+pub fn available_in(dir: &Path, extension: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()

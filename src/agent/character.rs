@@ -2,7 +2,7 @@
 //! paper and its variants), read from `characters/<name>.txt`. `{robot}`
 //! becomes the scene's robot name.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a character could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -37,12 +37,22 @@ pub struct Character {
 impl Character {
     /// Loads a character by name (under `characters/`) or path, for the robot called `robot`.
     pub fn load(spec: &str, robot: &str) -> Result<Self, CharacterError> {
-        let path = crate::paths::resolve(spec, "characters", "txt");
+        Self::load_in(&crate::paths::data_root().join("characters"), spec, robot)
+    }
+
+    /// Loads a character by name from `folder` (a language's characters) or by path.
+    pub fn load_in(folder: &Path, spec: &str, robot: &str) -> Result<Self, CharacterError> {
+        let as_path = Path::new(spec);
+        let path = if as_path.exists() || spec.contains('/') || spec.ends_with(".txt") {
+            as_path.to_path_buf()
+        } else {
+            folder.join(format!("{spec}.txt"))
+        };
         if !path.exists() {
             return Err(CharacterError::Unknown {
                 name: spec.to_string(),
                 path,
-                available: crate::paths::available("characters", "txt").join(", "),
+                available: crate::paths::available_in(folder, "txt").join(", "),
             });
         }
         let text = std::fs::read_to_string(&path).map_err(|source| CharacterError::Read {
@@ -86,5 +96,17 @@ mod tests {
         assert!(other.prompt.contains("robot called 'robbie'"));
         let error = Character::load("grumpy", "the_robot").unwrap_err();
         assert!(error.to_string().contains("full"), "{error}");
+    }
+
+    #[test]
+    fn a_language_has_its_own_characters() {
+        let german = Path::new(env!("CARGO_MANIFEST_DIR")).join("languages/de/characters");
+        let full = Character::load_in(&german, "full", "robbie").expect("German full");
+        let none = Character::load_in(&german, "none", "robbie").expect("German none");
+        assert!(full.prompt.contains("'robbie'") && full.prompt.contains("Deutsch"));
+        assert!(full.prompt.contains("'is_person_busy_or_idle'"));
+        assert!(full.prompt.starts_with(&none.prompt));
+        let error = Character::load_in(&german, "grumpy", "robbie").unwrap_err();
+        assert!(error.to_string().contains("small"), "{error}");
     }
 }

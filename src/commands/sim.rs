@@ -239,7 +239,11 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
     if let Some(script) = &script {
         script.check_names(&twin.world)?;
     }
-    let character = Character::load(&character_name, &twin.world.robot.name)?;
+    let character = Character::load_in(
+        language.characters(),
+        &character_name,
+        &twin.world.robot.name,
+    )?;
     let texts = ToolTexts::load_default()?;
     let backend = build_backend(
         &brain,

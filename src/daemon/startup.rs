@@ -51,10 +51,10 @@ pub fn brain(
     let step = |what: &str, e: &dyn std::fmt::Display| DaemonError::Load(format!("{what}: {e}"));
     let twin = Twin::load(&options.scene).map_err(|e| step("the scene", &e))?;
     let robot_name = twin.world.robot.name.clone();
-    let character =
-        Character::load(&options.character, &robot_name).map_err(|e| step("the character", &e))?;
-    let texts = ToolTexts::load_default().map_err(|e| step("the tool texts", &e))?;
     let language = Language::find(settings.language()).map_err(|e| step("the language", &e))?;
+    let character = Character::load_in(language.characters(), &options.character, &robot_name)
+        .map_err(|e| step("the character", &e))?;
+    let texts = ToolTexts::load_default().map_err(|e| step("the tool texts", &e))?;
     let description = backend.describe();
     let mut agent = Agent::new(
         backend,

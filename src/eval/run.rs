@@ -437,9 +437,13 @@ impl Runner<'_> {
         // Words erased during the episode, to redact from its recording afterwards.
         let erased: Arc<Mutex<Vec<String>>> = Arc::default();
         let setup = || -> Result<_, String> {
-            let character = Character::load(&character_name, &episode.world.robot.name)
-                .map_err(|e| e.to_string())?;
             let language = self.language_of(episode)?;
+            let character = Character::load_in(
+                language.characters(),
+                &character_name,
+                &episode.world.robot.name,
+            )
+            .map_err(|e| e.to_string())?;
             let (backend, tape) = self.backend(index, episode, &language)?;
             let (backend, meter) = Metered::wrap(backend);
             let agent = Agent::new(
