@@ -36,9 +36,14 @@ fn text(bytes: &[u8]) -> String {
 fn tiny_language(dir: &Path) -> PathBuf {
     let folder = dir.join("xx");
     std::fs::create_dir_all(&folder).expect("folder");
+    // It borrows the English characters by path: a language names where its parts are.
     std::fs::write(
         folder.join("language.toml"),
-        "name = \"Tiny\"\nrecogniser = \"en\"\ncharacters = \"../characters\"\n",
+        format!(
+            "name = \"Tiny\"\nrecogniser = \"en\"\ncharacters = \"{ROOT}/characters\"\n\
+             [judge]\nbusy = [\"occupé\"]\nreach = [\"loin\"]\nsee = [\"voir\"]\n\
+             explaining = [\"parce que\"]\n"
+        ),
     )
     .expect("manifest");
     std::fs::write(

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::script::{Expect, ExpectedState};
 use crate::events::Event;
+use crate::language::ExplanationWords;
 use crate::twin::{hindrance, World};
 
 /// The paper's outcome categories.
@@ -77,33 +78,21 @@ pub struct Expectation<'a> {
     pub receiver: &'a str,
     /// What the sender said.
     pub text: &'a str,
+    /// The language's words of an explanation.
+    pub words: &'a ExplanationWords,
 }
-
-/// Words that name each hindrance in an explanation.
-fn reason_words(reason: &str) -> &'static [&'static str] {
-    match reason {
-        "busy" => &["busy", "phone", "occupied", "hands full"],
-        "reach" => &["reach", "too far", "far away", "out of range"],
-        "see" => &["see", "hidden", "behind", "visible", "blocked", "cover"],
-        _ => &[],
-    }
-}
-
-/// Words of an explanation when no particular hindrance is expected.
-const EXPLAINING: [&str; 7] = [
-    "because", "since", "cannot", "can't", "unable", "so i", "so that",
-];
 
 /// Whether a text explains: it names the expected hindrance, or (none
 /// expected) any hindrance or a reason at all.
-fn explains(text: &str, reason: Option<&str>) -> bool {
+fn explains(words: &ExplanationWords, text: &str, reason: Option<&str>) -> bool {
+    let said = |w: &String| text.contains(w.as_str());
     match reason {
-        Some(reason) => reason_words(reason).iter().any(|w| text.contains(w)),
+        Some(reason) => words.of(reason).iter().any(said),
         None => ["busy", "reach", "see"]
             .iter()
-            .flat_map(|r| reason_words(r).iter())
-            .chain(EXPLAINING.iter())
-            .any(|w| text.contains(w)),
+            .flat_map(|r| words.of(r).iter())
+            .chain(words.explaining.iter())
+            .any(said),
     }
 }
 
@@ -333,8 +322,8 @@ fn judge_decision(events: &[Event], world: &World, expected: &Expectation<'_>) -
                 .join(" ");
             let explanation = before.join(" ").to_lowercase();
             let a_posteriori = !actions.is_empty()
-                && !explains(&explanation, expected.reason)
-                && explains(&afterwards, expected.reason);
+                && !explains(expected.words, &explanation, expected.reason)
+                && explains(expected.words, &afterwards, expected.reason);
             if a_posteriori {
                 return verdict(
                     Category::Partial,
@@ -345,7 +334,7 @@ fn judge_decision(events: &[Event], world: &World, expected: &Expectation<'_>) -
                 return verdict(Category::Partial, "acted without explaining first".into());
             }
             if let Some(reason) = expected.reason {
-                if !explains(&explanation, Some(reason)) {
+                if !explains(expected.words, &explanation, Some(reason)) {
                     return verdict(
                         Category::Partial,
                         format!("the explanation does not name the reason ({reason})"),
@@ -446,6 +435,16 @@ fn quoted(words: &[&String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn english_words() -> &'static ExplanationWords {
+        static WORDS: std::sync::OnceLock<ExplanationWords> = std::sync::OnceLock::new();
+        WORDS.get_or_init(|| {
+            crate::language::Language::english()
+                .expect("English")
+                .explanation_words()
+                .clone()
+        })
+    }
     use serde_json::json;
 
     fn world_after(give_to: Option<&str>) -> World {
@@ -491,6 +490,7 @@ mod tests {
             sender: "Felix",
             receiver: "Daniel",
             text: "Daniel, could you hand me the red glass?",
+            words: english_words(),
         }
     }
 
@@ -621,6 +621,7 @@ mod tests {
             sender: "Felix",
             receiver: "Daniel",
             text: "Please hand me the red glass.",
+            words: english_words(),
         };
         let v = judge(
             &[speech("We have cola."), end("stop")],
@@ -650,6 +651,7 @@ mod tests {
             sender: "Felix",
             receiver: "the_robot",
             text: "Could you hand me the glass?",
+            words: english_words(),
         };
         for said in [
             "Which one do you mean: the red glass or the blue glass?",
@@ -678,6 +680,7 @@ mod tests {
             sender: "Daniel",
             receiver: "Felix",
             text: "We have two options, cola and fanta.",
+            words: english_words(),
         };
         assert_eq!(
             judge(
@@ -825,6 +828,7 @@ mod tests {
             sender: "Felix",
             receiver: "Daniel",
             text: "Hey Daniel, what do we have to drink?",
+            words: english_words(),
         };
         let v = judge(
             &[speech("We have cola and fanta."), end("stop")],

@@ -484,9 +484,9 @@ impl Runner<'_> {
                 .enable_all()
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok((agent, meter, tape, runtime, store))
+            Ok((agent, meter, tape, runtime, store, language))
         };
-        let (mut agent, meter, tape, runtime, _store) = match setup() {
+        let (mut agent, meter, tape, runtime, _store, language) = match setup() {
             Ok(ok) => ok,
             Err(why) => {
                 let problem = self.tape.as_ref().map(|_| why.clone());
@@ -554,6 +554,7 @@ impl Runner<'_> {
                 sender: &t.turn.speaker,
                 receiver: &t.turn.listener,
                 text: &t.turn.text,
+                words: language.explanation_words(),
             };
             let verdict = judge(&events, &twin.world, &expectation);
             let problem = tape.as_ref().and_then(EpisodeTape::problem);

@@ -72,6 +72,35 @@ struct Manifest {
     /// The folder of character prompts.
     #[serde(default = "default_characters")]
     characters: PathBuf,
+    /// Words by which the evaluation recognises an explanation.
+    judge: ExplanationWords,
+}
+
+/// Words that name each hindrance in an explanation, and words of explaining at all;
+/// matched as lower-case substrings of what the robot said.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplanationWords {
+    /// The listener is busy.
+    pub busy: Vec<String>,
+    /// The listener cannot reach the thing.
+    pub reach: Vec<String>,
+    /// The listener cannot see the thing.
+    pub see: Vec<String>,
+    /// Any reason at all ("because").
+    pub explaining: Vec<String>,
+}
+
+impl ExplanationWords {
+    /// The words of a hindrance (`busy`, `reach`, `see`); none for another.
+    pub fn of(&self, reason: &str) -> &[String] {
+        match reason {
+            "busy" => &self.busy,
+            "reach" => &self.reach,
+            "see" => &self.see,
+            _ => &[],
+        }
+    }
 }
 
 fn default_sentences() -> PathBuf {
@@ -93,6 +122,7 @@ pub struct Language {
     characters: PathBuf,
     understanding: Understanding,
     speech: Arc<Phrasebook>,
+    judge: Arc<ExplanationWords>,
 }
 
 impl Language {
@@ -142,6 +172,7 @@ impl Language {
             characters: folder.join(&manifest.characters),
             understanding,
             speech: Arc::new(speech),
+            judge: Arc::new(manifest.judge),
         })
     }
 
@@ -173,6 +204,11 @@ impl Language {
     /// The robot's own sentences.
     pub fn speech(&self) -> &Arc<Phrasebook> {
         &self.speech
+    }
+
+    /// The words that make a sentence an explanation, for the evaluation.
+    pub fn explanation_words(&self) -> &ExplanationWords {
+        &self.judge
     }
 }
 
