@@ -73,6 +73,11 @@ pub struct Normalize {
     /// Written forms replaced before splitting ("i'd" -> "i would").
     #[serde(default)]
     pub contractions: BTreeMap<String, String>,
+    /// This language's words for the scene's words, replaced after the
+    /// contractions ("rote" -> "red", "kaffeekanne" -> "coffee pot"): scenes
+    /// name their things in one language, the sentences read them in any.
+    #[serde(default)]
+    pub vocabulary: BTreeMap<String, String>,
     /// Words dropped wherever they are (hesitations, "please").
     #[serde(default)]
     pub drop: Vec<String>,
@@ -88,6 +93,9 @@ pub struct Normalize {
     /// Possessives: the owner is the speaker (`my`), the listener (`your`) or another.
     #[serde(default)]
     pub possessives: BTreeMap<String, String>,
+    /// Words that join the things of a list ("cola and fanta", "cola or fanta").
+    #[serde(default)]
+    pub conjunctions: Vec<String>,
     /// Words an object phrase never contains (they belong to the sentence).
     #[serde(default)]
     pub not_in_objects: Vec<String>,

@@ -416,8 +416,11 @@ impl<'a, 'w> Filler<'a, 'w> {
         let mut start = from;
         for i in from..=to {
             let separator = i < to
-                && ["and", "or", "also", "plus", "with", "as", "well"]
-                    .contains(&self.words[i].as_str());
+                && self
+                    .grammar
+                    .normalize
+                    .conjunctions
+                    .contains(&self.words[i]);
             let comma = i < to && i > start && self.breaks.get(i).copied().unwrap_or(false);
             if i == to || separator || comma {
                 if i > start {
