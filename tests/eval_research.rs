@@ -190,10 +190,15 @@ async fn cost_comes_from_usage_and_a_recording_replays_byte_identically() {
     // A changed tool description: the replay names the first request it changes.
     let home = tempfile::tempdir().expect("temp home");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for folder in ["scenes", "characters"] {
+    for folder in ["scenes", "characters", "languages"] {
         std::os::unix::fs::symlink(root.join(folder), home.path().join(folder)).expect("link");
     }
     std::fs::create_dir(home.path().join("prompts")).expect("prompts");
+    std::os::unix::fs::symlink(
+        root.join("prompts/understanding.toml"),
+        home.path().join("prompts/understanding.toml"),
+    )
+    .expect("link the sentences");
     let tools = std::fs::read_to_string(root.join("prompts/tools.toml")).expect("tools.toml");
     let changed = tools.replace(
         "You point at an object or a person, to show the humans what you mean.",
