@@ -238,6 +238,11 @@ impl Understanding {
                 .into_iter()
                 .flatten()
                 .any(|o| o.candidates.is_empty());
+            // Between people, words that only name a thing the table lacks ("prost",
+            // "one sec") ask nothing: a template of slots alone needs a thing that is there.
+            if lacking && sentence.needs.is_empty() && !context.robot_addressed {
+                continue;
+            }
             let score = Score {
                 priority: sentence.priority - if lacking { UNKNOWN_THING_PENALTY } else { 0 },
                 skipped: found.skipped,
