@@ -97,6 +97,23 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("help.no_such", &["thing", "things"]),
     ("help.who_would_like", &["object"]),
     ("help.for_whom", &[]),
+    // Memory.
+    ("memory.off_remember", &[]),
+    ("memory.off_forget", &[]),
+    ("memory.off_recall", &[]),
+    ("memory.hearsay", &["about"]),
+    ("memory.will_remember", &["fact", "person"]),
+    ("memory.confirm_forget", &["person"]),
+    ("memory.forgot_everything", &["person"]),
+    ("memory.forgot_that", &[]),
+    ("memory.nothing_to_forget", &[]),
+    ("memory.nothing_about_you", &[]),
+    ("memory.nothing_about", &["about"]),
+    ("memory.nothing_asked", &[]),
+    ("memory.you_told_me", &["facts"]),
+    ("memory.last_time", &["deed"]),
+    ("memory.told_everyone", &["about", "facts"]),
+    ("memory.withheld", &["about"]),
     // Social talk and talk about the robot itself.
     ("social.thanks", &[]),
     ("social.greeting", &["robot"]),
@@ -148,6 +165,7 @@ pub struct Phrasebook {
     sentences: BTreeMap<String, String>,
     numbers: Vec<String>,
     things: ThingWords,
+    perspective: BTreeMap<String, String>,
 }
 
 impl Phrasebook {
@@ -170,6 +188,10 @@ impl Phrasebook {
         let things: ThingWords = match file.remove("things") {
             Some(table) => table.try_into().map_err(parse_error)?,
             None => ThingWords::default(),
+        };
+        let perspective: BTreeMap<String, String> = match file.remove("perspective") {
+            Some(table) => table.try_into().map_err(parse_error)?,
+            None => BTreeMap::new(),
         };
         let file: BTreeMap<String, BTreeMap<String, String>> =
             toml::Value::Table(file).try_into().map_err(parse_error)?;
@@ -213,6 +235,7 @@ impl Phrasebook {
             sentences,
             numbers,
             things,
+            perspective,
         })
     }
 
@@ -325,6 +348,20 @@ impl Phrasebook {
                 false => noun.to_string(),
             },
         )
+    }
+
+    /// What a person said of themselves, said back to them ([perspective]):
+    /// "I only drink sugar-free" -> "you only drink sugar-free".
+    pub fn to_listener(&self, said: &str) -> String {
+        said.split_whitespace()
+            .map(|w| {
+                self.perspective
+                    .get(&w.to_lowercase())
+                    .cloned()
+                    .unwrap_or_else(|| w.to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// A number as a word ("two"), or its digits past the language's list.

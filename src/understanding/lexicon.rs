@@ -415,12 +415,7 @@ impl<'a, 'w> Filler<'a, 'w> {
         let mut items = Vec::new();
         let mut start = from;
         for i in from..=to {
-            let separator = i < to
-                && self
-                    .grammar
-                    .normalize
-                    .conjunctions
-                    .contains(&self.words[i]);
+            let separator = i < to && self.grammar.normalize.conjunctions.contains(&self.words[i]);
             let comma = i < to && i > start && self.breaks.get(i).copied().unwrap_or(false);
             if i == to || separator || comma {
                 if i > start {

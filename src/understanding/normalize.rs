@@ -83,10 +83,12 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                 Some(full) => plain_words(full),
                 None => vec![word.strip_suffix("'s").unwrap_or(&word).replace('\'', "")],
             };
-            let translated = spelt.into_iter().flat_map(|w| match rules.vocabulary.get(&w) {
-                Some(scene_words) => plain_words(scene_words),
-                None => vec![w],
-            });
+            let translated = spelt
+                .into_iter()
+                .flat_map(|w| match rules.vocabulary.get(&w) {
+                    Some(scene_words) => plain_words(scene_words),
+                    None => vec![w],
+                });
             for w in translated {
                 if w.is_empty() || rules.drop.contains(&w) || words.last() == Some(&w) {
                     continue;

@@ -37,15 +37,12 @@ impl RulesBrain {
         if !s.robot_addressed {
             return Some(None);
         }
-        (!s.memory_on).then(|| self.say(s, memory_off.into()))
+        (!s.memory_on).then(|| self.say(s, self.speech.say(memory_off, &[])))
     }
 
     /// "Remember that ...": keep it, then say what was kept.
     pub(super) fn remember(&self, s: &Situation<'_>) -> Calls {
-        if let Some(calls) = self.unavailable(
-            s,
-            "My memory is switched off here, so I keep nothing between sessions.",
-        ) {
+        if let Some(calls) = self.unavailable(s, "memory.off_remember") {
             return calls;
         }
         let about = about(s)?;
@@ -61,18 +58,20 @@ impl RulesBrain {
         let text = if !done.result.starts_with("Stored") {
             done.result.clone()
         } else if done.result.contains("as hearsay") {
-            format!("Noted as what you told me about {about}; I will still go by what {about} tells me.")
+            self.speech.say("memory.hearsay", &[("about", &about)])
         } else {
-            format!("I will remember that {}, {sender}.", second_person(&fact))
+            let fact = self.speech.to_listener(&fact);
+            self.speech.say(
+                "memory.will_remember",
+                &[("fact", &fact), ("person", &sender)],
+            )
         };
         self.say(s, text)
     }
 
     /// "Forget that" / "forget me" (everything only after a yes).
     pub(super) fn forget(&self, s: &Situation<'_>, what: &str) -> Calls {
-        if let Some(calls) =
-            self.unavailable(s, "My memory is switched off, so I keep nothing about you.")
-        {
+        if let Some(calls) = self.unavailable(s, "memory.off_forget") {
             return calls;
         }
         let sender = s.sender.clone()?;
@@ -82,16 +81,17 @@ impl RulesBrain {
                 json!({"person_name": sender, "what": what}),
             )]);
         };
+        let person: &[(&str, &str)] = &[("person", &sender)];
         let text = if done.result.starts_with("Not yet") {
-            format!("Shall I forget everything I know about you, {sender}? Say yes to confirm.")
+            self.speech.say("memory.confirm_forget", person)
         } else if done.result.starts_with("Forgotten") {
             if what == "everything" {
-                format!("Done: I forgot everything I knew about you, {sender}.")
+                self.speech.say("memory.forgot_everything", person)
             } else {
-                "Done: I forgot that.".into()
+                self.speech.say("memory.forgot_that", &[])
             }
         } else if done.result.starts_with("Nothing to forget") {
-            "I keep nothing about you that I could forget.".into()
+            self.speech.say("memory.nothing_to_forget", &[])
         } else {
             done.result.clone()
         };
@@ -115,10 +115,7 @@ impl RulesBrain {
 
     /// "What do you remember about me?" — to the person it is about only.
     pub(super) fn ask_memory(&self, s: &Situation<'_>) -> Calls {
-        if let Some(calls) = self.unavailable(
-            s,
-            "My memory is switched off, so I know nothing from earlier sessions.",
-        ) {
+        if let Some(calls) = self.unavailable(s, "memory.off_recall") {
             return calls;
         }
         let about = about(s)?;
@@ -131,33 +128,37 @@ impl RulesBrain {
         let own = s.sender.as_deref() == Some(about.as_str());
         let facts = confirmed_facts(&done.result);
         let withheld = done.result.contains("\nWithheld:");
+        let speech = &self.speech;
+        let about_slot: &[(&str, &str)] = &[("about", &about)];
+        let facts = facts.join("; ");
         let mut text = if facts.is_empty() && !(own && done.result.contains("- episode")) {
             if own {
-                "I remember nothing about you.".to_string()
+                speech.say("memory.nothing_about_you", &[])
             } else if withheld {
                 String::new()
             } else {
-                format!("I remember nothing about {about}.")
+                speech.say("memory.nothing_about", about_slot)
             }
         } else if own {
             let mut t = if facts.is_empty() {
-                "You have not asked me to remember anything.".to_string()
+                speech.say("memory.nothing_asked", &[])
             } else {
-                format!("You told me: {}.", facts.join("; "))
+                speech.say("memory.you_told_me", &[("facts", &facts)])
             };
             if let Some(e) = done.result.lines().find(|l| l.starts_with("- episode")) {
-                t.push_str(&format!(" Last time {}.", episode_deed(e)));
+                let deed = episode_deed(e);
+                t = format!("{t} {}", speech.say("memory.last_time", &[("deed", &deed)]));
             }
             t
         } else {
-            format!("{about} told everyone: {}.", facts.join("; "))
+            speech.say(
+                "memory.told_everyone",
+                &[("about", &about), ("facts", &facts)],
+            )
         };
         if withheld && !own {
-            text = format!(
-                "{text} What {about} told me was only for helping {about}; please ask {about}."
-            )
-            .trim()
-            .to_string();
+            let ask_them = speech.say("memory.withheld", about_slot);
+            text = format!("{text} {ask_them}").trim().to_string();
         }
         self.say(s, text)
     }
@@ -355,20 +356,4 @@ fn episode_deed(line: &str) -> String {
 fn mentions(line: &str, name: &str) -> bool {
     line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|w| w == name)
-}
-
-/// "I only drink sugar-free" → "you only drink sugar-free".
-fn second_person(fact: &str) -> String {
-    fact.split_whitespace()
-        .map(|w| match w.to_lowercase().as_str() {
-            "i" => "you".to_string(),
-            "i'm" | "im" => "you're".to_string(),
-            "my" => "your".to_string(),
-            "me" => "you".to_string(),
-            "am" => "are".to_string(),
-            "mine" => "yours".to_string(),
-            _ => w.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
