@@ -33,6 +33,10 @@ pub struct MemoryPhrases {
     /// Requests for what they had before.
     #[serde(default)]
     pub last_time: Vec<String>,
+    /// Words by which the speakers mean themselves ("me", "mich"): an `ask` about them, or a
+    /// fact that starts with them, is about the speaker.
+    #[serde(default)]
+    pub me: Vec<String>,
 }
 
 /// What memory is asked for, besides the turn's reading.
@@ -73,7 +77,7 @@ impl MemoryPhrases {
         }
         for template in &self.ask {
             if let Some(who) = match_person(template, heard) {
-                let about = person_named(world, speaker, &who)?;
+                let about = self.person_named(world, speaker, &who)?;
                 return Some(MemoryAsk::Ask { about });
             }
         }
@@ -84,8 +88,9 @@ impl MemoryPhrases {
             .max_by_key(|p| p.len())?;
         let fact = words_after(said, phrase)?;
         let first = fact.split_whitespace().next().unwrap_or_default();
-        let about = person_named(world, speaker, first)
-            .filter(|_| !["i", "my", "me", "i'm", "im"].contains(&first.to_lowercase().as_str()))
+        let about = self
+            .person_named(world, speaker, first)
+            .filter(|_| !self.me.contains(&first.to_lowercase()))
             .unwrap_or_else(|| speaker.to_string());
         Some(MemoryAsk::Remember { about, fact })
     }
@@ -115,14 +120,17 @@ fn match_person(template: &str, heard: &str) -> Option<String> {
     (!who.is_empty() && who.split_whitespace().count() <= 2).then(|| who.to_string())
 }
 
-fn person_named(world: &World, speaker: &str, said: &str) -> Option<String> {
-    let said = said.trim_matches(|c: char| !c.is_alphanumeric());
-    if ["me", "i", "myself"].contains(&said.to_lowercase().as_str()) {
-        return Some(speaker.to_string());
-    }
-    match grounding::person(world, said) {
-        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
-        _ => None,
+impl MemoryPhrases {
+    /// The person a word names: the speaker for [`MemoryPhrases::me`], else a name at the table.
+    fn person_named(&self, world: &World, speaker: &str, said: &str) -> Option<String> {
+        let said = said.trim_matches(|c: char| !c.is_alphanumeric());
+        if self.me.contains(&said.to_lowercase()) {
+            return Some(speaker.to_string());
+        }
+        match grounding::person(world, said) {
+            Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+            _ => None,
+        }
     }
 }
 
