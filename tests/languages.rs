@@ -40,9 +40,11 @@ fn tiny_language(dir: &Path) -> PathBuf {
     std::fs::write(
         folder.join("language.toml"),
         format!(
-            "name = \"Tiny\"\nrecogniser = \"en\"\ncharacters = \"{ROOT}/characters\"\n\
+            "name = \"Tiny\"\nrecogniser = \"en\"\nrecogniser_people = \"{{names}}.\"\n\
+             recogniser_things = \"{{things}}.\"\ncharacters = \"{ROOT}/characters\"\n\
              [judge]\nbusy = [\"occupé\"]\nreach = [\"loin\"]\nsee = [\"voir\"]\n\
-             explaining = [\"parce que\"]\n"
+             explaining = [\"parce que\"]\n\
+             [voice]\nespeak = \"fr\"\npeople = [\"fr\", \"fr+f3\"]\n"
         ),
     )
     .expect("manifest");

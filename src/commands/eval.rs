@@ -31,8 +31,11 @@ use crate::cli::EvalArgs;
 
 /// Runs the evaluation and prints verdicts and the summary.
 pub fn run(args: &EvalArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let plan = Plan::new(args, config)?;
+    let mut plan = Plan::new(args, config)?;
     let episodes = run::with_characters(&episodes_of(args)?, &plan.characters);
+    if args.spoken {
+        hear_in_the_scripts_language(&mut plan.settings, &episodes)?;
+    }
     let tape = open_tape(args, &plan, episodes.len())?;
     let replaying = tape.as_ref().is_some_and(Tape::is_replay);
     let make_brain = |world: &World, language: &Language| -> Result<Box<dyn ChatBackend>, String> {
@@ -232,6 +235,34 @@ fn open_tape(args: &EvalArgs, plan: &Plan, episodes: usize) -> anyhow::Result<Op
 }
 
 /// Every episode spoken and heard; also how the voices are described.
+/// A spoken run hears one language: the scripts' own (`language = "de"`) when
+/// the configuration and the command line name none.
+fn hear_in_the_scripts_language(
+    settings: &mut Settings,
+    episodes: &[Episode],
+) -> anyhow::Result<()> {
+    let configured = settings.language().to_string();
+    let mut languages: Vec<&str> = episodes
+        .iter()
+        .map(|e| e.language.as_deref().unwrap_or(&configured))
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    match languages.as_slice() {
+        [] => Ok(()),
+        [one] => {
+            let language = Language::find(one)?;
+            settings.language = Some(one.to_string());
+            super::sim::speak_and_hear(settings, &language);
+            Ok(())
+        }
+        many => bail!(
+            "a spoken run hears one language at a time; these scripts are in {}",
+            many.join(", ")
+        ),
+    }
+}
+
 fn hear(
     args: &EvalArgs,
     settings: &Settings,
@@ -257,7 +288,9 @@ fn hear(
         audio,
         voice_settings: settings.voice.clone(),
     };
-    let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings)?;
+    let language = Language::find(settings.language())?;
+    let people = &language.voices().people;
+    let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings, people)?;
     let describe = cast.describe();
     let terminal = std::io::stderr().is_terminal();
     let bar = (terminal || args.progress).then(|| ProgressBar::new(episodes.len(), terminal));

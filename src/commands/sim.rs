@@ -18,6 +18,7 @@ use attentive::llm::scripted::ScriptedBrain;
 use attentive::llm::{ChatBackend, OpenAiCompatible};
 use attentive::twin::actions::playback::SimulatedRobot;
 use attentive::twin::Twin;
+use attentive::voice::settings::EngineKind;
 
 use crate::cli::SimArgs;
 
@@ -200,10 +201,9 @@ pub fn settings_with(
     if let Some(language) = language {
         settings.language = Some(language.clone());
     }
-    // A chosen language also tells the recogniser what it hears.
     if settings.language.is_some() {
         let language = Language::find(settings.language())?;
-        settings.audio.asr.language = language.recogniser().to_string();
+        speak_and_hear(&mut settings, &language);
     }
     if let Some(url) = llm_url {
         settings.llm.base_url = Some(url.clone());
@@ -212,6 +212,19 @@ pub fn settings_with(
         settings.llm.model = model.clone();
     }
     Ok(settings)
+}
+
+/// A chosen language tells the recogniser what it hears and the robot which voice speaks it.
+pub fn speak_and_hear(settings: &mut Settings, language: &Language) {
+    settings.audio.asr.language = language.recogniser().to_string();
+    let (people, things) = language.recogniser_prompt();
+    settings.audio.asr.prompt_people = people.clone();
+    settings.audio.asr.prompt_things = things.clone();
+    let voices = language.voices();
+    settings.voice.espeak.voice = voices.espeak.clone();
+    if !voices.piper && settings.voice.engine == EngineKind::Auto {
+        settings.voice.engine = EngineKind::EspeakNg;
+    }
 }
 
 /// Runs the simulation.

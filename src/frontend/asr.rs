@@ -152,7 +152,7 @@ impl Recognizer {
         } else {
             &[]
         };
-        let prompt = initial_prompt(names, things);
+        let prompt = initial_prompt(&self.settings, names, things);
 
         let strategy = match self.settings.beam_size {
             0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
@@ -414,8 +414,8 @@ fn is_non_speech_annotation(text: &str) -> bool {
 }
 
 /// The initial prompt: a short sentence with the names and the table's things,
-/// as whisper expects prior text (it then spells them as written here).
-fn initial_prompt(names: &[String], things: &[String]) -> Option<String> {
+/// in the spoken language, as whisper expects prior text (it then spells them as written here).
+fn initial_prompt(settings: &AsrSettings, names: &[String], things: &[String]) -> Option<String> {
     let clean = |words: &[String]| -> Vec<String> {
         words
             .iter()
@@ -426,11 +426,12 @@ fn initial_prompt(names: &[String], things: &[String]) -> Option<String> {
     let (names, things) = (clean(names), clean(things));
     let mut prompt = String::new();
     if !names.is_empty() {
-        prompt = format!("{} are talking at the table.", names.join(", "));
+        prompt = settings.prompt_people.replace("{names}", &names.join(", "));
     }
     if !things.is_empty() {
         let list = things[..things.len().min(MAX_PROMPT_THINGS)].join(", ");
-        prompt = format!("{prompt} On the table: {list}.").trim().to_string();
+        let sentence = settings.prompt_things.replace("{things}", &list);
+        prompt = format!("{prompt} {sentence}").trim().to_string();
     }
     (!prompt.is_empty()).then_some(prompt)
 }

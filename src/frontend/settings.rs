@@ -79,6 +79,10 @@ pub struct AsrSettings {
     /// A sentence of an utterance this many dB below its loudest sentence is
     /// another person talking under the speaker and left out; 0 keeps all.
     pub quieter_talker_db: f32,
+    /// The prompt's sentence about the people, in the spoken language (`{names}`).
+    pub prompt_people: String,
+    /// The prompt's sentence about the table's things (`{things}`).
+    pub prompt_things: String,
 }
 
 impl Default for AudioSettings {
@@ -124,6 +128,8 @@ impl Default for AsrSettings {
             restore_vocative: true,
             beam_size: 1,
             quieter_talker_db: 8.0,
+            prompt_people: "{names} are talking at the table.".into(),
+            prompt_things: "On the table: {things}.".into(),
         }
     }
 }

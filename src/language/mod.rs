@@ -63,6 +63,10 @@ struct Manifest {
     name: String,
     /// The recogniser's language code (whisper's, e.g. `en`, `de`).
     recogniser: String,
+    /// The recogniser's prompt about the people (`{names}`), in this language.
+    recogniser_people: String,
+    /// The recogniser's prompt about the table's things (`{things}`).
+    recogniser_things: String,
     /// The understanding stage's sentence file.
     #[serde(default = "default_sentences")]
     sentences: PathBuf,
@@ -74,6 +78,21 @@ struct Manifest {
     characters: PathBuf,
     /// Words by which the evaluation recognises an explanation.
     judge: ExplanationWords,
+    /// The voices that speak it.
+    voice: Voices,
+}
+
+/// `[voice]` of `language.toml`: who speaks the language.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Voices {
+    /// The robot's espeak-ng voice (`en-us`, `de`).
+    pub espeak: String,
+    /// espeak-ng voices for the people of a spoken evaluation, one per person in turn.
+    pub people: Vec<String>,
+    /// Whether the configured Piper voice speaks this language (else `auto` picks espeak-ng).
+    #[serde(default)]
+    pub piper: bool,
 }
 
 /// Words that name each hindrance in an explanation, and words of explaining at all;
@@ -119,10 +138,12 @@ pub struct Language {
     code: String,
     name: String,
     recogniser: String,
+    recogniser_prompt: (String, String),
     characters: PathBuf,
     understanding: Understanding,
     speech: Arc<Phrasebook>,
     judge: Arc<ExplanationWords>,
+    voices: Voices,
 }
 
 impl Language {
@@ -169,10 +190,12 @@ impl Language {
             code,
             name: manifest.name,
             recogniser: manifest.recogniser,
+            recogniser_prompt: (manifest.recogniser_people, manifest.recogniser_things),
             characters: folder.join(&manifest.characters),
             understanding,
             speech: Arc::new(speech),
             judge: Arc::new(manifest.judge),
+            voices: manifest.voice,
         })
     }
 
@@ -191,6 +214,11 @@ impl Language {
         &self.recogniser
     }
 
+    /// The recogniser's prompt sentences: about the people (`{names}`), about the things (`{things}`).
+    pub fn recogniser_prompt(&self) -> &(String, String) {
+        &self.recogniser_prompt
+    }
+
     /// The folder of character prompts.
     pub fn characters(&self) -> &Path {
         &self.characters
@@ -204,6 +232,11 @@ impl Language {
     /// The robot's own sentences.
     pub fn speech(&self) -> &Arc<Phrasebook> {
         &self.speech
+    }
+
+    /// The voices that speak the language.
+    pub fn voices(&self) -> &Voices {
+        &self.voices
     }
 
     /// The words that make a sentence an explanation, for the evaluation.

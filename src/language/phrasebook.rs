@@ -117,8 +117,10 @@ const SENTENCES: &[(&str, &[&str])] = &[
     // Social talk and talk about the robot itself.
     ("social.thanks", &[]),
     ("social.greeting", &["robot"]),
+    ("social.greeting_unnamed", &[]),
     ("social.farewell", &[]),
     ("social.identity", &["robot"]),
+    ("social.identity_unnamed", &[]),
     ("social.capabilities", &["example"]),
     ("social.declined", &[]),
     ("social.not_understood", &["example"]),

@@ -13,10 +13,6 @@ use crate::voice::SpeechEngine;
 
 use super::SpokenError;
 
-/// espeak-ng voices given to the people in turn: men's and women's variants of
-/// two accents, so that no two people at a table sound alike.
-const ESPEAK_VOICES: &[&str] = &["en-us", "en-gb+f3", "en-us+m3", "en-gb-x-rp+f2", "en+m7"];
-
 /// Pitch-and-tempo factors given to the people in turn for an engine with one
 /// voice (played faster raises the pitch too, as a tape does).
 const SPEEDS: &[f32] = &[1.0, 0.91, 1.08, 0.85, 1.14];
@@ -37,8 +33,13 @@ pub struct VoiceCast {
 }
 
 impl VoiceCast {
-    /// The cast for engine `kind` (`None`: the configured voice, Piper where present).
-    pub fn new(kind: Option<&str>, settings: &VoiceSettings) -> Result<Self, SpokenError> {
+    /// The cast for engine `kind` (`None`: the configured voice, Piper where present);
+    /// with espeak-ng, `people` are the language's voices given to the people in turn.
+    pub fn new(
+        kind: Option<&str>,
+        settings: &VoiceSettings,
+        people: &[String],
+    ) -> Result<Self, SpokenError> {
         let mut settings = settings.clone();
         if let Some(name) = kind {
             settings.engine = parse_engine(name)?;
@@ -51,12 +52,17 @@ impl VoiceCast {
             ));
         }
         let timeout = std::time::Duration::from_secs_f64(settings.timeout_s.max(1.0));
+        if settings.engine == EngineKind::EspeakNg && people.is_empty() {
+            return Err(SpokenError::Voice(
+                "the language names no espeak-ng voices for people ([voice] people)".into(),
+            ));
+        }
         let voices = if settings.engine == EngineKind::EspeakNg {
-            ESPEAK_VOICES
+            people
                 .iter()
                 .map(|v| {
                     let mut espeak = settings.espeak.clone();
-                    espeak.voice = (*v).to_string();
+                    espeak.voice = v.clone();
                     let engine = Espeak::new(&espeak, timeout);
                     CastVoice {
                         describe: engine.describe(),
@@ -143,17 +149,25 @@ mod tests {
         assert_eq!(parse_engine("wyoming").unwrap(), EngineKind::Wyoming);
         let e = parse_engine("loudspeaker").unwrap_err().to_string();
         assert!(e.contains("loudspeaker") && e.contains("espeak-ng"), "{e}");
-        let none = VoiceCast::new(Some("none"), &VoiceSettings::default());
+        let none = VoiceCast::new(Some("none"), &VoiceSettings::default(), &english_people());
         assert!(none.is_err());
+        let nobody = VoiceCast::new(Some("espeak-ng"), &VoiceSettings::default(), &[]);
+        assert!(nobody.is_err());
     }
 
     #[test]
     fn every_person_has_a_voice_and_neighbours_differ() {
-        let cast = VoiceCast::new(Some("espeak-ng"), &VoiceSettings::default()).unwrap();
+        let people = english_people();
+        let cast = VoiceCast::new(Some("espeak-ng"), &VoiceSettings::default(), &people).unwrap();
         assert_ne!(cast.voice(0).describe, cast.voice(1).describe);
-        assert_eq!(
-            cast.voice(0).describe,
-            cast.voice(ESPEAK_VOICES.len()).describe
-        );
+        assert_eq!(cast.voice(0).describe, cast.voice(people.len()).describe);
+    }
+
+    fn english_people() -> Vec<String> {
+        crate::language::Language::english()
+            .expect("English")
+            .voices()
+            .people
+            .clone()
     }
 }

@@ -485,13 +485,20 @@ impl RulesBrain {
         if !s.robot_addressed {
             return None;
         }
-        let robot: &[(&str, &str)] = &[("robot", &self.world.robot.name)];
+        let name = &self.world.robot.name;
+        // A name people gave it ("Robbie") is said; an id (`the_robot`) never is.
+        let named = name.chars().next().is_some_and(char::is_uppercase);
+        let robot: &[(&str, &str)] = &[("robot", name)];
+        let about_itself = |key: &str| match named {
+            true => self.speech.say(key, robot),
+            false => self.speech.say(&format!("{key}_unnamed"), &[]),
+        };
         let example = self.example_object();
         let text = match s.reading.act {
             Act::Thanks => self.speech.say("social.thanks", &[]),
-            Act::Greeting => self.speech.say("social.greeting", robot),
+            Act::Greeting => about_itself("social.greeting"),
             Act::Farewell => self.speech.say("social.farewell", &[]),
-            Act::Identity => self.speech.say("social.identity", robot),
+            Act::Identity => about_itself("social.identity"),
             Act::Capabilities => self
                 .speech
                 .say("social.capabilities", &[("example", &example)]),
