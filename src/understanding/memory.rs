@@ -37,6 +37,9 @@ pub struct MemoryPhrases {
     /// fact that starts with them, is about the speaker.
     #[serde(default)]
     pub me: Vec<String>,
+    /// Phrases that end a turn and keep what was said before them ("..., merk dir das").
+    #[serde(default)]
+    pub remember_after: Vec<String>,
 }
 
 /// What memory is asked for, besides the turn's reading.
@@ -81,12 +84,22 @@ impl MemoryPhrases {
                 return Some(MemoryAsk::Ask { about });
             }
         }
-        let phrase = self
+        let fact = match self
             .remember
             .iter()
             .filter(|p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
-            .max_by_key(|p| p.len())?;
-        let fact = words_after(said, phrase)?;
+            .max_by_key(|p| p.len())
+        {
+            Some(phrase) => words_after(said, phrase)?,
+            None => {
+                let phrase = self
+                    .remember_after
+                    .iter()
+                    .filter(|p| heard.ends_with(&format!(" {p}")))
+                    .max_by_key(|p| p.len())?;
+                words_before(said, phrase)?
+            }
+        };
         let first = fact.split_whitespace().next().unwrap_or_default();
         let about = self
             .person_named(world, speaker, first)
@@ -172,6 +185,24 @@ fn words_after(said: &str, phrase: &str) -> Option<String> {
     (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
 }
 
+/// The original words before the phrase's first word ("Ab jetzt trinke ich
+/// Fanta, merk dir das." → "Ab jetzt trinke ich Fanta"), without edge punctuation.
+fn words_before(said: &str, phrase: &str) -> Option<String> {
+    let first = phrase.split_whitespace().next()?;
+    let lower = said.to_lowercase();
+    let at = lower.rfind(first)?;
+    // Lower-casing can change byte lengths outside ASCII: then the lower-case words.
+    let source = if lower.len() == said.len() && said.is_char_boundary(at) {
+        said
+    } else {
+        lower.as_str()
+    };
+    let fact = source[..at].trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | ':' | '.' | '!' | '?' | ';' | '-')
+    });
+    (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +222,20 @@ mod tests {
         assert_eq!(
             words_after("İİ remember that İ like çay", "remember that").as_deref(),
             Some("i̇ like çay")
+        );
+    }
+
+    #[test]
+    fn a_phrase_at_the_end_keeps_the_words_before_it() {
+        assert_eq!(
+            words_before("Ab jetzt trinke ich lieber Fanta, merk dir das bitte.", "merk dir das")
+                .as_deref(),
+            Some("Ab jetzt trinke ich lieber Fanta")
+        );
+        assert_eq!(words_before("Merk dir das.", "merk dir das"), None);
+        assert_eq!(
+            words_before("Über Çay: İch mag ihn, merk dir das", "merk dir das").as_deref(),
+            Some("über çay: i̇ch mag ihn")
         );
     }
 
