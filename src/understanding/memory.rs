@@ -40,6 +40,9 @@ pub struct MemoryPhrases {
     /// Phrases that end a turn and keep what was said before them ("..., merk dir das").
     #[serde(default)]
     pub remember_after: Vec<String>,
+    /// Words that make a remembered fact an aversion ("never", "hate", "kein").
+    #[serde(default)]
+    pub aversion: Vec<String>,
 }
 
 /// What memory is asked for, besides the turn's reading.

@@ -12,11 +12,6 @@ use crate::twin::grounding::{self, Grounding};
 use crate::understanding::{Act, ObjectMention};
 
 /// Words that turn a preference into an aversion.
-const AVERSION: &[&str] = &[
-    "not", "no", "never", "hate", "hates", "dislike", "dislikes", "stopped", "quit", "anymore",
-    "avoid", "stand", "off", "without",
-];
-
 /// What a remembered fact says about drinks.
 #[derive(Debug, Default)]
 struct Preference {
@@ -267,14 +262,19 @@ impl RulesBrain {
 
     /// What a fact says about drinks on this table.
     fn preference(&self, fact: &str) -> Preference {
+        let grammar = self.understanding.grammar();
+        // In the scene's words, as the sentences read them ("zuckerfreie" -> "sugar free").
         let words: Vec<String> = fact
             .to_lowercase()
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
-            .map(str::to_string)
+            .flat_map(|w| match grammar.normalize.vocabulary.get(w) {
+                Some(scene_words) => scene_words.split_whitespace().map(str::to_string).collect(),
+                None => vec![w.to_string()],
+            })
             .collect();
         let joined = format!(" {} ", words.join(" "));
-        let negative = words.iter().any(|w| AVERSION.contains(&w.as_str()));
+        let negative = words.iter().any(|w| grammar.memory.aversion.contains(w));
         let filter = self
             .understanding
             .grammar()
