@@ -88,3 +88,35 @@ fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
         failed.join("\n")
     );
 }
+
+/// The German development set (tests/sets/de_dev, written by a helper before any
+/// German sentence existed; `language = "de"` in each script): the floor it
+/// reached, at least 92 %, and at most the one needless intervention it still
+/// makes ("ok dann halt sprudel" read as asking for the soda). The goal is 95 %
+/// and none; the held-out set (tests/sets/de_heldout) is reported in the README.
+#[test]
+fn the_german_development_set_holds_its_floor() {
+    let judged = judged_turns("tests/sets/de_dev");
+    assert!(judged.len() >= 150, "only {} turns", judged.len());
+    let failed: Vec<String> = judged
+        .iter()
+        .filter(|j| j["category"] != "success")
+        .map(|j| format!("{} turn {}: {}", j["file"], j["turn"], j["why"]))
+        .collect();
+    let rate = 1.0 - failed.len() as f64 / judged.len() as f64;
+    assert!(
+        rate >= 0.92,
+        "success {:.1} %:\n{}",
+        100.0 * rate,
+        failed.join("\n")
+    );
+    let needless = judged
+        .iter()
+        .filter(|j| j["expect"] == "silent" && j["category"] != "success")
+        .count();
+    assert!(
+        needless <= 1,
+        "{needless} needless interventions:\n{}",
+        failed.join("\n")
+    );
+}

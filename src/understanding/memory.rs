@@ -231,8 +231,11 @@ mod tests {
     #[test]
     fn a_phrase_at_the_end_keeps_the_words_before_it() {
         assert_eq!(
-            words_before("Ab jetzt trinke ich lieber Fanta, merk dir das bitte.", "merk dir das")
-                .as_deref(),
+            words_before(
+                "Ab jetzt trinke ich lieber Fanta, merk dir das bitte.",
+                "merk dir das"
+            )
+            .as_deref(),
             Some("Ab jetzt trinke ich lieber Fanta")
         );
         assert_eq!(words_before("Merk dir das.", "merk dir das"), None);
