@@ -27,11 +27,9 @@ fn judged_turns(folder: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-#[test]
-fn the_development_set_holds_95_percent_and_no_needless_intervention() {
-    let judged = judged_turns("tests/dialogues/phrasings");
-    assert!(judged.len() >= 300, "only {} turns", judged.len());
-    let failed: Vec<String> = judged
+/// The turns not judged a success, one line each.
+fn failures(judged: &[serde_json::Value]) -> Vec<String> {
+    judged
         .iter()
         .filter(|j| j["category"] != "success")
         .map(|j| {
@@ -40,7 +38,14 @@ fn the_development_set_holds_95_percent_and_no_needless_intervention() {
                 j["file"], j["turn"], j["category"], j["why"]
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_development_set_holds_95_percent_and_no_needless_intervention() {
+    let judged = judged_turns("tests/dialogues/phrasings");
+    assert!(judged.len() >= 300, "only {} turns", judged.len());
+    let failed = failures(&judged);
     let rate = 1.0 - failed.len() as f64 / judged.len() as f64;
     assert!(
         rate >= 0.95,
@@ -69,11 +74,7 @@ fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
     assert!(judged.len() >= 25, "only {} turns", judged.len());
     let ok = judged.iter().filter(|j| j["category"] == "success").count();
     let rate = ok as f64 / judged.len() as f64;
-    let failed: Vec<String> = judged
-        .iter()
-        .filter(|j| j["category"] != "success")
-        .map(|j| format!("{} turn {}: {}", j["file"], j["turn"], j["why"]))
-        .collect();
+    let failed = failures(&judged);
     assert!(
         rate >= 0.9,
         "success {:.1} %:\n{}",
@@ -98,11 +99,7 @@ fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
 fn the_german_development_set_holds_its_floor() {
     let judged = judged_turns("tests/sets/de_dev");
     assert!(judged.len() >= 150, "only {} turns", judged.len());
-    let failed: Vec<String> = judged
-        .iter()
-        .filter(|j| j["category"] != "success")
-        .map(|j| format!("{} turn {}: {}", j["file"], j["turn"], j["why"]))
-        .collect();
+    let failed = failures(&judged);
     let rate = 1.0 - failed.len() as f64 / judged.len() as f64;
     assert!(
         rate >= 0.92,
