@@ -28,6 +28,19 @@ fn eval_script(dir: &Path, name: &str, toml: &str) -> Output {
     )
 }
 
+/// `attentive understand` of one turn ("merci") in the language of `folder`.
+fn understand_merci(dir: &Path, folder: &Path) -> Output {
+    attentive(
+        dir,
+        &[
+            "understand",
+            "--language",
+            folder.to_str().expect("utf-8"),
+            "Felix said to Daniel: merci",
+        ],
+    )
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -137,15 +150,7 @@ fn a_broken_language_file_is_named_with_its_line() {
          sentences = [\"(merci|merci beaucoup\"]\n",
     )
     .expect("broken sentences");
-    let out = attentive(
-        dir.path(),
-        &[
-            "understand",
-            "--language",
-            folder.to_str().expect("utf-8"),
-            "Felix said to Daniel: merci",
-        ],
-    );
+    let out = understand_merci(dir.path(), &folder);
     assert!(!out.status.success());
     let error = text(&out.stderr);
     assert!(
@@ -163,15 +168,7 @@ fn a_broken_language_file_is_named_with_its_line() {
          sentences = [\"merci\"]\n",
     )
     .expect("sentences");
-    let out = attentive(
-        dir.path(),
-        &[
-            "understand",
-            "--language",
-            folder.to_str().expect("utf-8"),
-            "Felix said to Daniel: merci",
-        ],
-    );
+    let out = understand_merci(dir.path(), &folder);
     let error = text(&out.stderr);
     assert!(
         error.contains("speech.toml:") && error.contains("[social] farewel: not a sentence"),

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use crate::understanding::{Grammar, GrammarError, Understanding};
 pub use phrasebook::{Phrasebook, PhrasebookError, Slots};
+pub use things::capitalised;
 
 /// The language used when none is configured.
 pub const DEFAULT: &str = "en";

@@ -155,11 +155,28 @@ impl MemoryPhrases {
 fn words_after(said: &str, phrase: &str) -> Option<String> {
     let last = phrase.split_whitespace().last()?;
     let lower = said.to_lowercase();
+    let (_, end) = *whole_words(&lower, last).first()?;
+    let fact = original(said, &lower, end, |source| &source[end..])?;
+    let fact = fact.strip_prefix("that ").unwrap_or(&fact).trim();
+    (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
+}
+
+/// The original words before the phrase's first word ("Ab jetzt trinke ich
+/// Fanta, merk dir das." → "Ab jetzt trinke ich Fanta"), without edge punctuation.
+fn words_before(said: &str, phrase: &str) -> Option<String> {
+    let first = phrase.split_whitespace().next()?;
+    let lower = said.to_lowercase();
+    let (start, _) = *whole_words(&lower, first).last()?;
+    let fact = original(said, &lower, start, |source| &source[..start])?;
+    (fact.split_whitespace().count() >= 2).then_some(fact)
+}
+
+/// Where `word` stands in `lower` as a whole word: (start, end) byte ranges, in order.
+fn whole_words(lower: &str, word: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
     let mut at = 0;
-    let mut found = None;
-    while let Some(i) = lower[at..].find(last) {
-        let start = at + i;
-        let end = start + last.len();
+    while let Some(i) = lower[at..].find(word) {
+        let (start, end) = (at + i, at + i + word.len());
         let bounded = lower[..start]
             .chars()
             .last()
@@ -169,41 +186,26 @@ fn words_after(said: &str, phrase: &str) -> Option<String> {
                 .next()
                 .is_none_or(|c| !c.is_alphanumeric());
         if bounded {
-            found = Some(end);
-            break;
+            found.push((start, end));
         }
         at = end;
     }
-    // Lower-casing can change byte lengths outside ASCII: then the lower-case words.
-    let from = found?;
-    let source = if lower.len() == said.len() && said.is_char_boundary(from) {
-        said
-    } else {
-        lower.as_str()
-    };
-    let fact = source[from..].trim_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ',' | ':' | '.' | '!' | '?' | ';' | '-')
-    });
-    let fact = fact.strip_prefix("that ").unwrap_or(fact).trim();
-    (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
+    found
 }
 
-/// The original words before the phrase's first word ("Ab jetzt trinke ich
-/// Fanta, merk dir das." → "Ab jetzt trinke ich Fanta"), without edge punctuation.
-fn words_before(said: &str, phrase: &str) -> Option<String> {
-    let first = phrase.split_whitespace().next()?;
-    let lower = said.to_lowercase();
-    let at = lower.rfind(first)?;
-    // Lower-casing can change byte lengths outside ASCII: then the lower-case words.
+/// The part `cut` of the original text, cut at byte `at` of its lower case,
+/// without edge punctuation; lower-casing can change byte lengths outside ASCII,
+/// and then the part is taken from the lower-case words.
+fn original(said: &str, lower: &str, at: usize, cut: impl Fn(&str) -> &str) -> Option<String> {
     let source = if lower.len() == said.len() && said.is_char_boundary(at) {
         said
     } else {
-        lower.as_str()
+        lower
     };
-    let fact = source[..at].trim_matches(|c: char| {
+    let part = cut(source).trim_matches(|c: char| {
         c.is_whitespace() || matches!(c, ',' | ':' | '.' | '!' | '?' | ';' | '-')
     });
-    (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
+    (!part.is_empty()).then(|| part.to_string())
 }
 
 #[cfg(test)]

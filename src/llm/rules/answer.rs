@@ -4,6 +4,7 @@ use serde_json::json;
 
 use super::facts::{bare, drinks, listing, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
+use crate::language::capitalised;
 use crate::understanding::{Act, ObjectMention};
 
 impl RulesBrain {
@@ -665,12 +666,4 @@ fn liquids(names: &[String], listed: &[Listed]) -> Vec<String> {
         }
     }
     out
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
