@@ -179,7 +179,11 @@ impl RulesBrain {
             (Some(_), false) => "answer.where_hidden_in_reach",
             (Some(_), true) => "answer.where_hidden_out_of_reach",
         };
-        let occluder = h.cannot_see.as_deref().map(bare).unwrap_or_default();
+        let occluder = h
+            .cannot_see
+            .as_deref()
+            .map(|o| self.speech.object(o))
+            .unwrap_or_default();
         let text = self
             .speech
             .say(key, &[("object", &thing), ("occluder", &occluder)]);
@@ -260,7 +264,11 @@ impl RulesBrain {
             (false, _, false) => "answer.person_reaches",
             (false, _, true) => "answer.person_cannot_reach",
         };
-        let occluder = h.cannot_see.as_deref().map(bare).unwrap_or_default();
+        let occluder = h
+            .cannot_see
+            .as_deref()
+            .map(|o| self.speech.object(o))
+            .unwrap_or_default();
         let text = self.speech.say(
             key,
             &[

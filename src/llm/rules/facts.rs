@@ -61,7 +61,7 @@ impl Hindrance {
             reasons.push(speech.say("help.reason_busy", &[]));
         }
         if let Some(occluder) = &self.cannot_see {
-            let occluder = bare(occluder);
+            let occluder = speech.object(occluder);
             reasons.push(speech.say(
                 "help.reason_cannot_see",
                 &[("object", &thing), ("occluder", &occluder)],
