@@ -69,11 +69,28 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
             recognizer,
         );
         let mut source = PacedWav::open(&wav).unwrap();
+        // As the daemon: a turn whose words are complete ends at a short pause.
+        let world = attentive::twin::scene::load("softdrinks").unwrap();
+        let understanding = attentive::language::Language::english()
+            .unwrap()
+            .understanding()
+            .clone();
+        let mut complete = |t: &attentive::frontend::Turn| {
+            understanding.reads_complete(
+                &world,
+                &attentive::understanding::Utterance {
+                    speaker: &t.speaker,
+                    listener: &t.listener,
+                    text: &t.text,
+                },
+            )
+        };
         let started = Instant::now();
         let mut options = Listening {
             pause_ms: Some(Settings::load(None).unwrap().daemon.listening_pause_ms),
             stop: &|| false,
             half_duplex: None,
+            complete: Some(&mut complete),
         };
         let (mut cue, mut turn) = (None, None);
         frontend

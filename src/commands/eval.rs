@@ -279,6 +279,7 @@ fn hear(
         (Some(dir), false) => Some(dir.clone()),
         (None, false) => AudioCache::default_dir(),
     };
+    let language = Language::find(settings.language())?;
     let options = SpokenOptions {
         voice: args.spoken_voice.clone(),
         room,
@@ -287,8 +288,8 @@ fn hear(
         cache,
         audio,
         voice_settings: settings.voice.clone(),
+        understanding: language.understanding().clone(),
     };
-    let language = Language::find(settings.language())?;
     let people = &language.voices().people;
     let cast = VoiceCast::new(options.voice.as_deref(), &options.voice_settings, people)?;
     let describe = cast.describe();

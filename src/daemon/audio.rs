@@ -100,6 +100,28 @@ pub enum MicSource {
     Wav(PathBuf),
 }
 
+/// The understanding stage and the table, to tell when a heard turn's words
+/// are complete, so that it ends at a short pause (`audio.vad.early_end_ms`).
+pub struct CompleteWords {
+    /// The language's sentences.
+    pub understanding: crate::understanding::Understanding,
+    /// The table the words are about.
+    pub world: crate::twin::World,
+}
+
+impl CompleteWords {
+    fn judge(&self, turn: &crate::frontend::Turn) -> bool {
+        self.understanding.reads_complete(
+            &self.world,
+            &crate::understanding::Utterance {
+                speaker: &turn.speaker,
+                listener: &turn.listener,
+                text: &turn.text,
+            },
+        )
+    }
+}
+
 /// A started microphone.
 pub struct Microphone {
     /// What it listens to, for the start-up line.
@@ -118,6 +140,7 @@ impl Microphone {
         source: MicSource,
         intake: Intake,
         duplex: Option<VoiceDuplex>,
+        words: Option<CompleteWords>,
     ) -> Result<Self, String> {
         let participants = participants_from_scene_file(scene_file, settings.array_offset)
             .map_err(|e| e.to_string())?;
@@ -155,12 +178,16 @@ impl Microphone {
                 note_questions(&intake.bus, frontend.last_question(), stop_flag.clone());
                 let stop_listening = stop_flag.clone();
                 let should_stop = move || stop_listening.load(Ordering::Relaxed);
+                let mut complete = words.map(|w| move |t: &crate::frontend::Turn| w.judge(t));
                 let mut options = Listening {
                     pause_ms: Some(pause_ms),
                     stop: &should_stop,
                     half_duplex: duplex
                         .as_mut()
                         .map(|d| d as &mut dyn crate::frontend::HalfDuplex),
+                    complete: complete
+                        .as_mut()
+                        .map(|c| c as &mut (dyn FnMut(&crate::frontend::Turn) -> bool + Send)),
                 };
                 let result = frontend.listen(source.as_mut(), &mut options, |heard| match heard {
                     Heard::Pause { speaker, .. } => {

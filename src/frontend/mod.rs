@@ -156,6 +156,11 @@ pub struct Listening<'a> {
     pub stop: &'a (dyn Fn() -> bool + Sync),
     /// Half-duplex: while the robot speaks, the microphone does not reach the recogniser.
     pub half_duplex: Option<&'a mut dyn HalfDuplex>,
+    /// Whether a turn's words are complete (the understanding stage reads a
+    /// request, question or thanks it is sure of). Given, the words are
+    /// recognised after `vad.early_end_ms` of silence, and a complete turn
+    /// ends there, without waiting for `vad.end_silence_ms`.
+    pub complete: Option<&'a mut (dyn FnMut(&Turn) -> bool + Send)>,
 }
 
 impl Default for Listening<'_> {
@@ -164,6 +169,7 @@ impl Default for Listening<'_> {
             pause_ms: None,
             stop: &|| false,
             half_duplex: None,
+            complete: None,
         }
     }
 }
@@ -344,6 +350,12 @@ impl<T: Transcriber> FrontEnd<T> {
         }
         let mut resampler = Resampler::new(rate, VAD_RATE);
         let mut segmenter = Segmenter::new(self.settings.vad.clone());
+        if options.complete.is_some() {
+            segmenter = segmenter.with_early_end();
+        }
+        // The words of an open utterance recognised early, not complete yet:
+        // if no more speech follows, they are its transcript.
+        let mut provisional: Option<Provisional> = None;
         if let Some(ms) = options.pause_ms {
             segmenter = segmenter.with_pause_ms(ms);
         }
@@ -432,11 +444,7 @@ impl<T: Transcriber> FrontEnd<T> {
                     }
                     (out, false)
                 }
-                None => {
-                    let mut us = segmenter.push(&resampler.finish());
-                    us.extend(segmenter.finish());
-                    (us, true)
-                }
+                None => (segmenter.push(&resampler.finish()), true),
             };
             if let Some(end_s) = segmenter.take_pause() {
                 let start_s = segmenter.speech_start_s().unwrap_or(end_s);
@@ -455,28 +463,67 @@ impl<T: Transcriber> FrontEnd<T> {
                     speaker: speaker.name,
                 });
             }
-            for u in utterances {
-                stats.utterances += 1;
-                let closed = Instant::now();
-                let doa = localizer.as_ref().and_then(|l| {
-                    let audio = raw.slice(u.start_s - 0.05, u.end_s + 0.05);
-                    l.estimate(&audio, channels)
-                });
-                match self.turn(&u, doa.as_ref())? {
-                    Some(turn) => {
-                        stats.turns += 1;
-                        on_heard(Heard::Turn(&turn));
-                        stats.max_turn_latency = stats.max_turn_latency.max(closed.elapsed());
-                    }
-                    None => stats.rejected += 1,
+            let mut utterances = utterances;
+            loop {
+                for u in utterances.drain(..) {
+                    stats.utterances += 1;
+                    let closed = Instant::now();
+                    let doa = direction(localizer.as_ref(), &raw, channels, &u);
+                    let turn = self.closed_turn(&u, doa.as_ref(), &mut provisional)?;
+                    heard(&mut stats, turn, closed, &mut on_heard);
                 }
+                let Some(early) = segmenter.take_early() else {
+                    break;
+                };
+                let closed = Instant::now();
+                let doa = direction(localizer.as_ref(), &raw, channels, &early);
+                let turn = self.turn(&early, doa.as_ref())?;
+                let complete = match (&turn, options.complete.as_deref_mut()) {
+                    (Some(t), Some(complete)) => complete(t),
+                    _ => false,
+                };
+                if complete {
+                    tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the turn ends early: its words are complete");
+                    segmenter.end_early();
+                    stats.utterances += 1;
+                    heard(&mut stats, turn, closed, &mut on_heard);
+                } else {
+                    provisional = Some(Provisional {
+                        start_s: early.start_s,
+                        end_s: early.end_s,
+                        turn,
+                    });
+                }
+                utterances = segmenter.push(&[]);
             }
             if done {
+                utterances.extend(segmenter.finish());
+                for u in utterances.drain(..) {
+                    stats.utterances += 1;
+                    let closed = Instant::now();
+                    let doa = direction(localizer.as_ref(), &raw, channels, &u);
+                    let turn = self.closed_turn(&u, doa.as_ref(), &mut provisional)?;
+                    heard(&mut stats, turn, closed, &mut on_heard);
+                }
                 break;
             }
         }
         stats.audio_s = frames_in as f64 / rate as f64;
         Ok(stats)
+    }
+
+    /// The turn of a closed utterance: the words recognised early when no
+    /// speech followed them, else recognised now.
+    fn closed_turn(
+        &mut self,
+        u: &Utterance,
+        doa: Option<&Doa>,
+        provisional: &mut Option<Provisional>,
+    ) -> Result<Option<Turn>, FrontendError> {
+        match provisional.take() {
+            Some(p) if p.start_s == u.start_s && p.end_s == u.end_s => Ok(p.turn),
+            _ => self.turn(u, doa),
+        }
     }
 
     /// The turn of one utterance, or `None` if the recogniser's text was rejected.
@@ -539,6 +586,40 @@ impl<T: Transcriber> FrontEnd<T> {
         turn.doa_deg = doa.map(|d| d.azimuth_deg);
         turn.confidence = transcript.confidence;
         Ok(Some(turn))
+    }
+}
+
+/// An open utterance's words recognised early (see [`Listening::complete`]).
+struct Provisional {
+    start_s: f64,
+    end_s: f64,
+    turn: Option<Turn>,
+}
+
+/// The direction of an utterance's speech, where a microphone array gives one.
+fn direction(
+    localizer: Option<&Localizer>,
+    raw: &RawBuffer,
+    channels: usize,
+    u: &Utterance,
+) -> Option<Doa> {
+    localizer.and_then(|l| l.estimate(&raw.slice(u.start_s - 0.05, u.end_s + 0.05), channels))
+}
+
+/// Counts a recognised utterance and reports its turn, if its text was taken.
+fn heard(
+    stats: &mut RunStats,
+    turn: Option<Turn>,
+    closed: Instant,
+    on_heard: &mut impl FnMut(Heard<'_>),
+) {
+    match turn {
+        Some(turn) => {
+            stats.turns += 1;
+            on_heard(Heard::Turn(&turn));
+            stats.max_turn_latency = stats.max_turn_latency.max(closed.elapsed());
+        }
+        None => stats.rejected += 1,
     }
 }
 

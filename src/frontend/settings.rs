@@ -48,6 +48,12 @@ pub struct VadSettings {
     pub min_speech_ms: u32,
     /// Silence in ms that ends an utterance (end of turn).
     pub end_silence_ms: u32,
+    /// Silence in ms after which the words so far are recognised early; when
+    /// the listener of the front end reads them as a complete turn (a request,
+    /// question or thanks the understanding stage is sure of), the turn ends
+    /// there instead of after `end_silence_ms`. 0 (or not below
+    /// `end_silence_ms`): off.
+    pub early_end_ms: u32,
     /// Longest utterance in seconds; longer speech is cut (whisper's window is 30 s).
     pub max_utterance_s: f32,
 }
@@ -110,6 +116,7 @@ impl Default for VadSettings {
             pre_roll_ms: 200,
             min_speech_ms: 250,
             end_silence_ms: 500,
+            early_end_ms: 200,
             max_utterance_s: 28.0,
         }
     }

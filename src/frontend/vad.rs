@@ -101,6 +101,10 @@ pub struct Segmenter<D: VoiceDetector = EarshotDetector> {
     pause_frames: Option<u64>,
     /// End of speech (seconds) of a pause not yet taken.
     pause: Option<f64>,
+    /// The words so far, once per silence of `early_end_ms` (see [`Segmenter::take_early`]).
+    early: Option<Utterance>,
+    /// Whether the words so far are offered early (see [`Segmenter::with_early_end`]).
+    early_end: bool,
 }
 
 /// Second-order high-pass in front of the detector: mains hum and fan rumble below
@@ -149,6 +153,7 @@ struct Current {
     voiced_frames: u64,
     samples: Vec<f32>,
     pause_reported: bool,
+    early_reported: bool,
 }
 
 impl std::fmt::Debug for Segmenter {
@@ -178,7 +183,16 @@ impl<D: VoiceDetector> Segmenter<D> {
             current: None,
             pause_frames: None,
             pause: None,
+            early: None,
+            early_end: false,
         }
+    }
+
+    /// Offers the words so far after `early_end_ms` of silence
+    /// ([`Segmenter::take_early`]); the caller must then take them.
+    pub fn with_early_end(mut self) -> Self {
+        self.early_end = true;
+        self
     }
 
     /// Also reports pauses: `pause_ms` of silence after enough speech, well
@@ -192,6 +206,20 @@ impl<D: VoiceDetector> Segmenter<D> {
     /// the last `push`, once per pause.
     pub fn take_pause(&mut self) -> Option<f64> {
         self.pause.take()
+    }
+
+    /// The utterance so far, after `early_end_ms` of silence, once per silence.
+    /// While it is not taken, `push` only collects samples: the caller decides
+    /// first whether the turn ends here ([`Segmenter::end_early`]) or goes on,
+    /// then calls `push(&[])` to go on with what was collected.
+    pub fn take_early(&mut self) -> Option<Utterance> {
+        self.early.take()
+    }
+
+    /// Ends the open utterance now: its words were taken early as a turn.
+    /// Speech that follows starts a new utterance.
+    pub fn end_early(&mut self) {
+        self.current = None;
     }
 
     /// The current utterance's first voiced second, while one is open.
@@ -210,7 +238,7 @@ impl<D: VoiceDetector> Segmenter<D> {
         self.pending.extend_from_slice(samples);
         let mut out = Vec::new();
         let mut offset = 0;
-        while self.pending.len() - offset >= FRAME {
+        while self.pending.len() - offset >= FRAME && self.early.is_none() {
             let frame = self.pending[offset..offset + FRAME].to_vec();
             offset += FRAME;
             if let Some(u) = self.frame(frame) {
@@ -244,6 +272,7 @@ impl<D: VoiceDetector> Segmenter<D> {
                         voiced_frames: 1,
                         samples,
                         pause_reported: false,
+                        early_reported: false,
                     });
                 } else {
                     self.pre_roll.push_back(frame);
@@ -259,20 +288,30 @@ impl<D: VoiceDetector> Segmenter<D> {
                     c.last_voiced_frame = i;
                     c.voiced_frames += 1;
                     c.pause_reported = false;
+                    c.early_reported = false;
                 }
                 let silence = i - c.last_voiced_frame;
+                let enough = c.voiced_frames >= Self::frames(self.settings.min_speech_ms).max(1);
                 if let Some(pause) = self.pause_frames {
-                    let enough =
-                        c.voiced_frames >= Self::frames(self.settings.min_speech_ms).max(1);
                     if silence >= pause && enough && !c.pause_reported {
                         c.pause_reported = true;
                         self.pause = Some((c.last_voiced_frame + 1) as f64 * FRAME_S);
                     }
                 }
-                let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
-                if silence >= Self::frames(self.settings.end_silence_ms)
-                    || length_s >= self.settings.max_utterance_s as f64
+                let end = Self::frames(self.settings.end_silence_ms);
+                let early = Self::frames(self.settings.early_end_ms);
+                if self.early_end
+                    && early > 0
+                    && early < end
+                    && silence >= early
+                    && enough
+                    && !c.early_reported
                 {
+                    c.early_reported = true;
+                    self.early = Some(Self::utterance_of(c));
+                }
+                let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
+                if silence >= end || length_s >= self.settings.max_utterance_s as f64 {
                     let c = self.current.take()?;
                     return self.close(c);
                 }
@@ -281,20 +320,24 @@ impl<D: VoiceDetector> Segmenter<D> {
         }
     }
 
-    fn close(&mut self, mut c: Current) -> Option<Utterance> {
+    fn close(&mut self, c: Current) -> Option<Utterance> {
         if c.voiced_frames < Self::frames(self.settings.min_speech_ms).max(1) {
             return None;
         }
+        Some(Self::utterance_of(&c))
+    }
+
+    /// The utterance's speech with its pre-roll and a short tail.
+    fn utterance_of(c: &Current) -> Utterance {
         let keep = ((c.last_voiced_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame) as usize
             * FRAME)
             .min(c.samples.len());
-        c.samples.truncate(keep);
-        Some(Utterance {
+        Utterance {
             start_s: c.start_frame as f64 * FRAME_S,
             end_s: (c.last_voiced_frame + 1) as f64 * FRAME_S,
             audio_start_s: c.audio_start_frame as f64 * FRAME_S,
-            samples: c.samples,
-        })
+            samples: c.samples[..keep].to_vec(),
+        }
     }
 }
 
@@ -374,6 +417,48 @@ mod tests {
         let mut seg = Segmenter::with_detector(Scripted, VadSettings::default()).with_pause_ms(192);
         seg.push(&stream(&[(false, 10), (true, 2), (false, 20)]));
         assert_eq!(seg.take_pause(), None);
+    }
+
+    #[test]
+    fn the_words_so_far_wait_at_a_short_silence_until_taken() {
+        let s = VadSettings {
+            end_silence_ms: 640,
+            early_end_ms: 192,
+            min_speech_ms: 160,
+            ..Default::default()
+        };
+        let x = stream(&[
+            (false, 10),
+            (true, 30),
+            (false, 60),
+            (true, 20),
+            (false, 60),
+        ]);
+        // Not taken to the end: the same utterance closes after the end-of-turn silence.
+        let mut seg = Segmenter::with_detector(Scripted, s.clone()).with_early_end();
+        assert!(seg.push(&x).is_empty(), "nothing goes on past the offer");
+        let early = seg.take_early().expect("offered after 12 silent frames");
+        assert!((early.end_s - 40.0 * FRAME_S).abs() < 1e-9);
+        let closed = seg.push(&[]);
+        assert_eq!(closed.len(), 1);
+        assert_eq!(
+            (closed[0].start_s, closed[0].end_s),
+            (early.start_s, early.end_s)
+        );
+        // Ended early: the closed utterance never comes; the next speech is a new one.
+        let mut seg = Segmenter::with_detector(Scripted, s.clone()).with_early_end();
+        seg.push(&x);
+        seg.take_early().expect("offered");
+        seg.end_early();
+        assert!(seg.push(&[]).is_empty());
+        let next = seg
+            .take_early()
+            .expect("the second utterance is offered too");
+        assert!((next.start_s - 100.0 * FRAME_S).abs() < 1e-9, "{next:?}");
+        // Without `with_early_end` nothing is offered.
+        let mut seg = Segmenter::with_detector(Scripted, s);
+        assert_eq!(seg.push(&x).len(), 2);
+        assert_eq!(seg.take_early(), None);
     }
 
     #[test]

@@ -100,6 +100,32 @@ impl Understanding {
         self.read_in_dialogue(world, &[], turn)
     }
 
+    /// Whether a turn's words are complete as they stand, so that the turn
+    /// may end at a short pause: a known act the stage is sure of, not ending
+    /// on a comma, an ellipsis, a word that joins the next (a conjunction) or
+    /// a person's name ("Hey Daniel" is mostly followed by what Daniel should do).
+    pub fn reads_complete(&self, world: &World, turn: &Utterance<'_>) -> bool {
+        let text = turn.text.trim_end();
+        if text.ends_with(',') || text.ends_with("...") || text.ends_with('…') {
+            return false;
+        }
+        let last = text
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        let named = |name: &str| name.split('_').any(|part| part.eq_ignore_ascii_case(&last));
+        if self.grammar.normalize.conjunctions.contains(&last)
+            || world.persons().iter().any(|p| named(&p.name))
+            || named(&world.robot.name)
+        {
+            return false;
+        }
+        let reading = self.read(world, turn);
+        reading.doubt.is_none() && reading.act != Act::Unknown
+    }
+
     fn read_with(
         &self,
         lexicon: &Lexicon<'_>,

@@ -604,3 +604,49 @@ fn why_a_reading_is_not_sure() {
         Some(Doubt::NotUnderstood)
     );
 }
+
+#[test]
+fn words_are_complete_when_a_sure_act_is_read_and_nothing_joins_on() {
+    let world = scene::load("softdrinks").expect("scene");
+    let stage = stage();
+    let complete = |speaker: &str, listener: &str, text: &str| {
+        stage.reads_complete(
+            &world,
+            &Utterance {
+                speaker,
+                listener,
+                text,
+            },
+        )
+    };
+    assert!(complete(
+        "Felix",
+        "Daniel",
+        "Daniel, could you pass me the cola?"
+    ));
+    assert!(complete("Felix", "the_robot", "Thank you."));
+    assert!(complete("Felix", "the_robot", "What do we have to drink?"));
+    // Cut off before the thing, or before what joins on.
+    assert!(!complete(
+        "Felix",
+        "Daniel",
+        "Daniel, could you pass me the"
+    ));
+    assert!(!complete(
+        "Felix",
+        "Daniel",
+        "Daniel, could you pass me the cola and"
+    ));
+    assert!(!complete(
+        "Felix",
+        "Daniel",
+        "Daniel, could you pass me the cola,"
+    ));
+    assert!(!complete("Felix", "Daniel", "Daniel, could you pass me..."));
+    // A name at the end is mostly followed by what that person should do.
+    assert!(!complete("Felix", "Daniel", "Daniel"));
+    assert!(!complete("Felix", "Daniel", "Hey Daniel."));
+    // Talk no template reads never ends early.
+    assert!(!complete("Felix", "Daniel", "I was thinking that maybe"));
+    assert!(!complete("Felix", "Daniel", "did you book the hotel yet?"));
+}

@@ -11,7 +11,9 @@ use super::score::{names_heard, score_words, word_errors, HearingScore};
 use super::{AudioCache, SpokenError, SpokenOptions, VoiceCast};
 use crate::eval::run::{Episode, EpisodeTurn};
 use crate::frontend::participants::{facing_from_yaw, Participant, DEFAULT_EYE_HEIGHT};
-use crate::frontend::{listener, FrontEnd, Participants, Recognizer, WavSource, VAD_RATE};
+use crate::frontend::{
+    listener, FrontEnd, Heard, Listening, Participants, Recognizer, WavSource, VAD_RATE,
+};
 use crate::twin::vocabulary::{table_words, WordRole};
 use crate::twin::World;
 
@@ -140,7 +142,13 @@ impl Hearing<'_> {
             let seed =
                 self.options.seed ^ super::cache::fnv1a(&format!("{}#{index}", episode.label));
             let audio = self.audio(&episode.world, turn, seed, runtime)?;
-            let mut heard = self.recognise(audio, turn, &participants, &things, recognizer)?;
+            let mut heard = self.recognise(
+                audio,
+                turn,
+                (&episode.world, &participants),
+                &things,
+                recognizer,
+            )?;
             heard.score = score(turn, &heard, &participants, &vocabulary);
             turn.heard = Some(heard);
         }
@@ -209,11 +217,22 @@ impl Hearing<'_> {
         &self,
         audio: Vec<f32>,
         turn: &EpisodeTurn,
-        participants: &Participants,
+        (world, participants): (&World, &Participants),
         things: &[String],
         recognizer: &mut Recognizer,
     ) -> Result<HeardTurn, SpokenError> {
         let script = &turn.turn;
+        let understanding = &self.options.understanding;
+        let mut complete = |t: &crate::frontend::Turn| {
+            understanding.reads_complete(
+                world,
+                &crate::understanding::Utterance {
+                    speaker: &t.speaker,
+                    listener: &t.listener,
+                    text: &t.text,
+                },
+            )
+        };
         let mut settings = self.options.audio.clone();
         if !self.options.one_mic {
             settings.fallback_speaker = Some(script.speaker.clone());
@@ -222,7 +241,15 @@ impl Hearing<'_> {
         frontend.set_vocabulary(things);
         let mut source = WavSource::from_samples(audio, VAD_RATE, 1);
         let mut turns = Vec::new();
-        let stats = frontend.run(&mut source, |t| turns.push(t.clone()))?;
+        let mut listening = Listening {
+            complete: Some(&mut complete),
+            ..Listening::default()
+        };
+        let stats = frontend.listen(&mut source, &mut listening, |heard| {
+            if let Heard::Turn(t) = heard {
+                turns.push(t.clone());
+            }
+        })?;
         let text = turns
             .iter()
             .map(|t| t.text.trim())

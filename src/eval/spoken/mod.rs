@@ -49,4 +49,7 @@ pub struct SpokenOptions {
     pub audio: crate::frontend::AudioSettings,
     /// The voice settings the engines come from.
     pub voice_settings: crate::voice::VoiceSettings,
+    /// The language's sentences: a turn whose words they read completely ends
+    /// at a short pause, as in the daemon (`audio.vad.early_end_ms`).
+    pub understanding: crate::understanding::Understanding,
 }
