@@ -163,214 +163,251 @@ pub fn judge(events: &[Event], world: &World, expected: &Expectation<'_>) -> Ver
 }
 
 fn judge_decision(events: &[Event], world: &World, expected: &Expectation<'_>) -> Verdict {
-    let verdict = |category, why: String| Verdict { category, why };
-    let speeches: Vec<(usize, &str)> = events
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| match e {
-            Event::Speech { text, .. } => Some((i, text.as_str())),
-            _ => None,
-        })
-        .collect();
-    // Physical actions: what the twin tried, successful or not (gaze and pointing are expressions).
-    let actions: Vec<(usize, &str, bool, &str)> = events
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| match e {
-            Event::Action {
-                name, ok, detail, ..
-            } if !matches!(name.as_str(), "gaze" | "point_at_object_or_person") => {
-                Some((i, name.as_str(), *ok, detail.as_str()))
+    let seen = Seen::of(events);
+    let missing = seen.missing_words(expected);
+    match expected.expect {
+        Expect::Silent => judge_silence(&seen, expected),
+        Expect::Answer | Expect::Correct => judge_answer(&seen, expected, &missing),
+        Expect::Help => judge_help(&seen, events, world, expected, &missing),
+    }
+}
+
+/// What the robot did in a turn, as the judge looks at it.
+struct Seen<'e> {
+    /// What it said, with each speech's place among the events.
+    speeches: Vec<(usize, &'e str)>,
+    /// Physical actions: what the twin tried, with their place, name, success
+    /// and detail (gaze and pointing are expressions, not actions).
+    actions: Vec<(usize, &'e str, bool, &'e str)>,
+    /// Why the turn ended.
+    end_reason: Option<&'e str>,
+    /// What it pointed at, if it did.
+    pointed: Option<String>,
+}
+
+impl<'e> Seen<'e> {
+    fn of(events: &'e [Event]) -> Self {
+        let mut seen = Seen {
+            speeches: Vec::new(),
+            actions: Vec::new(),
+            end_reason: None,
+            pointed: None,
+        };
+        for (i, e) in events.iter().enumerate() {
+            match e {
+                Event::Speech { text, .. } => seen.speeches.push((i, text.as_str())),
+                Event::Action { name, args, ok, .. } if name == "point_at_object_or_person" => {
+                    if *ok && seen.pointed.is_none() {
+                        let target = args.get("name").and_then(|v| v.as_str());
+                        seen.pointed = Some(target.unwrap_or("something").to_string());
+                    }
+                }
+                Event::Action {
+                    name, ok, detail, ..
+                } if name != "gaze" => seen.actions.push((i, name, *ok, detail)),
+                Event::EpisodeEnd { reason, .. } => seen.end_reason = Some(reason),
+                _ => {}
             }
-            _ => None,
-        })
-        .collect();
-    let end_reason = events.iter().rev().find_map(|e| match e {
-        Event::EpisodeEnd { reason, .. } => Some(reason.as_str()),
-        _ => None,
-    });
-    // An object's id and its natural name are the same word ("red_glass", "red glass").
-    let spoken = |t: &str| t.to_lowercase().replace('_', " ");
-    let all_speech = speeches
+        }
+        seen
+    }
+
+    /// The expected words it never said (an id and its natural name are the
+    /// same word: "red_glass", "red glass").
+    fn missing_words<'x>(&self, expected: &'x Expectation<'_>) -> Vec<&'x String> {
+        let spoken = |t: &str| t.to_lowercase().replace('_', " ");
+        let all_speech = self
+            .speeches
+            .iter()
+            .map(|(_, t)| spoken(t))
+            .collect::<Vec<_>>()
+            .join(" ");
+        expected
+            .speech
+            .iter()
+            .filter(|w| !all_speech.contains(&spoken(w)))
+            .collect()
+    }
+}
+
+fn verdict(category: Category, why: String) -> Verdict {
+    Verdict { category, why }
+}
+
+/// Nobody needed the robot: any action, speech or pointing is undesired.
+fn judge_silence(seen: &Seen<'_>, expected: &Expectation<'_>) -> Verdict {
+    let question = expected.text.trim_end().ends_with('?');
+    let receiver = expected.receiver;
+    if let Some((_, name, _, _)) = seen.actions.first() {
+        verdict(
+            Category::Undesired,
+            format!("acted ({name}) although nobody needed help"),
+        )
+    } else if let Some((_, text)) = seen.speeches.first() {
+        let why = match question {
+            true => format!("answered a question meant for {receiver}: \"{text}\""),
+            false => format!("spoke although nobody needed help: \"{text}\""),
+        };
+        verdict(Category::Undesired, why)
+    } else if let Some(target) = &seen.pointed {
+        let why = match question {
+            true => format!("answered a question meant for {receiver} by pointing at {target}"),
+            false => format!("pointed at {target} although nobody needed help"),
+        };
+        verdict(Category::Undesired, why)
+    } else {
+        verdict(Category::Success, "stayed silent".into())
+    }
+}
+
+/// An answer or a correction: said, with the expected words, without acting.
+fn judge_answer(seen: &Seen<'_>, expected: &Expectation<'_>, missing: &[&String]) -> Verdict {
+    let what = match expected.expect {
+        Expect::Answer => "answered",
+        _ => "corrected",
+    };
+    if seen.speeches.is_empty() {
+        verdict(
+            Category::Undesired,
+            format!("said nothing although it should have {what}"),
+        )
+    } else if !missing.is_empty() {
+        verdict(
+            Category::Partial,
+            format!("{what}, but without the words {}", quoted(missing)),
+        )
+    } else if let Some((_, name, _, _)) = seen.actions.first() {
+        verdict(
+            Category::Partial,
+            format!("{what}, but also acted ({name})"),
+        )
+    } else {
+        verdict(Category::Success, what.to_string())
+    }
+}
+
+/// Help was due: acted successfully, explained the right reason first, by
+/// the shortest way, with the expected words, leaving the table as expected.
+fn judge_help(
+    seen: &Seen<'_>,
+    events: &[Event],
+    world: &World,
+    expected: &Expectation<'_>,
+    missing: &[&String],
+) -> Verdict {
+    if let Some(failure) = help_not_given(seen, expected) {
+        return failure;
+    }
+    if let Some(problem) = explanation_problem(seen, expected) {
+        return problem;
+    }
+    if let Some(object) = detour(events, expected.sender, expected.receiver) {
+        return verdict(
+            Category::Partial,
+            format!(
+                "two moves where one would do: {object} went to {} (the receiver) first, then to {}",
+                expected.receiver, expected.sender
+            ),
+        );
+    }
+    if !missing.is_empty() {
+        return verdict(
+            Category::Partial,
+            format!("helped, but without the words {}", quoted(missing)),
+        );
+    }
+    let failed: Vec<String> = expected
+        .state
         .iter()
-        .map(|(_, t)| spoken(t))
+        .filter_map(|s| state_problem(world, s, expected))
+        .collect();
+    if failed.is_empty() {
+        verdict(
+            Category::Success,
+            "explained the right reason, then helped".into(),
+        )
+    } else {
+        verdict(Category::Partial, failed.join("; "))
+    }
+}
+
+/// Why no help came: nothing done, a failed action, a limit hit, or only talk.
+fn help_not_given(seen: &Seen<'_>, expected: &Expectation<'_>) -> Option<Verdict> {
+    if seen.actions.is_empty() && seen.speeches.is_empty() {
+        return Some(match seen.end_reason {
+            Some(reason) if reason != "stop" && reason != "no_tool_call" => verdict(
+                Category::ExecutionError,
+                format!("did nothing visible; the turn ended with {reason}"),
+            ),
+            _ => verdict(
+                Category::Undesired,
+                "did nothing although help was needed".into(),
+            ),
+        });
+    }
+    if let Some((_, name, _, detail)) = seen.actions.iter().find(|(_, _, ok, _)| !ok) {
+        return Some(verdict(
+            Category::ExecutionError,
+            format!("{name} failed: {detail}"),
+        ));
+    }
+    if let Some(reason) = seen
+        .end_reason
+        .filter(|r| !matches!(*r, "stop" | "no_tool_call"))
+    {
+        return Some(verdict(
+            Category::ExecutionError,
+            format!("the turn hit a limit ({reason})"),
+        ));
+    }
+    (seen.actions.is_empty() && !expected.state.is_empty()).then(|| {
+        verdict(
+            Category::Undesired,
+            "only talked although it should have acted".into(),
+        )
+    })
+}
+
+/// What is wrong with the explanation before the first action, if anything.
+fn explanation_problem(seen: &Seen<'_>, expected: &Expectation<'_>) -> Option<Verdict> {
+    let first_action = seen.actions.first().map_or(usize::MAX, |(i, _, _, _)| *i);
+    let before: Vec<&str> = seen
+        .speeches
+        .iter()
+        .filter(|(i, _)| *i < first_action)
+        .map(|(_, t)| *t)
+        .collect();
+    let afterwards = seen
+        .speeches
+        .iter()
+        .filter(|(i, _)| *i > first_action)
+        .map(|(_, t)| t.to_lowercase())
         .collect::<Vec<_>>()
         .join(" ");
-    let missing_words: Vec<&String> = expected
-        .speech
-        .iter()
-        .filter(|w| !all_speech.contains(&spoken(w)))
-        .collect();
-
-    match expected.expect {
-        Expect::Silent => {
-            let question = expected.text.trim_end().ends_with('?');
-            let pointed = events.iter().find_map(|e| match e {
-                Event::Action {
-                    name,
-                    args,
-                    ok: true,
-                    ..
-                } if name == "point_at_object_or_person" => Some(
-                    args.get("name")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("something")
-                        .to_string(),
-                ),
-                _ => None,
-            });
-            if let Some((_, name, _, _)) = actions.first() {
-                verdict(
-                    Category::Undesired,
-                    format!("acted ({name}) although nobody needed help"),
-                )
-            } else if let Some((_, text)) = speeches.first() {
-                if question {
-                    verdict(
-                        Category::Undesired,
-                        format!(
-                            "answered a question meant for {}: \"{text}\"",
-                            expected.receiver
-                        ),
-                    )
-                } else {
-                    verdict(
-                        Category::Undesired,
-                        format!("spoke although nobody needed help: \"{text}\""),
-                    )
-                }
-            } else if let Some(target) = pointed {
-                verdict(
-                    Category::Undesired,
-                    if question {
-                        format!(
-                            "answered a question meant for {} by pointing at {target}",
-                            expected.receiver
-                        )
-                    } else {
-                        format!("pointed at {target} although nobody needed help")
-                    },
-                )
-            } else {
-                verdict(Category::Success, "stayed silent".into())
-            }
-        }
-        Expect::Answer | Expect::Correct => {
-            let what = if expected.expect == Expect::Answer {
-                "answered"
-            } else {
-                "corrected"
-            };
-            if speeches.is_empty() {
-                verdict(
-                    Category::Undesired,
-                    format!("said nothing although it should have {what}"),
-                )
-            } else if !missing_words.is_empty() {
-                verdict(
-                    Category::Partial,
-                    format!("{what}, but without the words {}", quoted(&missing_words)),
-                )
-            } else if let Some((_, name, _, _)) = actions.first() {
-                verdict(
-                    Category::Partial,
-                    format!("{what}, but also acted ({name})"),
-                )
-            } else {
-                verdict(Category::Success, what.to_string())
-            }
-        }
-        Expect::Help => {
-            if actions.is_empty() && speeches.is_empty() {
-                return match end_reason {
-                    Some(reason) if reason != "stop" && reason != "no_tool_call" => verdict(
-                        Category::ExecutionError,
-                        format!("did nothing visible; the turn ended with {reason}"),
-                    ),
-                    _ => verdict(
-                        Category::Undesired,
-                        "did nothing although help was needed".into(),
-                    ),
-                };
-            }
-            if let Some((_, name, _, detail)) = actions.iter().find(|(_, _, ok, _)| !ok) {
-                return verdict(Category::ExecutionError, format!("{name} failed: {detail}"));
-            }
-            if let Some(reason) = end_reason.filter(|r| !matches!(*r, "stop" | "no_tool_call")) {
-                return verdict(
-                    Category::ExecutionError,
-                    format!("the turn hit a limit ({reason})"),
-                );
-            }
-            if actions.is_empty() && !expected.state.is_empty() {
-                return verdict(
-                    Category::Undesired,
-                    "only talked although it should have acted".into(),
-                );
-            }
-            let first_action = actions.first().map(|(i, _, _, _)| *i).unwrap_or(usize::MAX);
-            let before: Vec<&str> = speeches
-                .iter()
-                .filter(|(i, _)| *i < first_action)
-                .map(|(_, t)| *t)
-                .collect();
-            let afterwards = speeches
-                .iter()
-                .filter(|(i, _)| *i > first_action)
-                .map(|(_, t)| t.to_lowercase())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let explanation = before.join(" ").to_lowercase();
-            let a_posteriori = !actions.is_empty()
-                && !explains(expected.words, &explanation, expected.reason)
-                && explains(expected.words, &afterwards, expected.reason);
-            if a_posteriori {
-                return verdict(
-                    Category::Partial,
-                    "acted first and explained only afterwards (a posteriori)".into(),
-                );
-            }
-            if !actions.is_empty() && before.is_empty() {
-                return verdict(Category::Partial, "acted without explaining first".into());
-            }
-            if let Some(reason) = expected.reason {
-                if !explains(expected.words, &explanation, Some(reason)) {
-                    return verdict(
-                        Category::Partial,
-                        format!("the explanation does not name the reason ({reason})"),
-                    );
-                }
-            }
-            if let Some(object) = detour(events, expected.sender, expected.receiver) {
-                return verdict(
-                    Category::Partial,
-                    format!(
-                        "two moves where one would do: {object} went to {} (the receiver) first, then to {}",
-                        expected.receiver, expected.sender
-                    ),
-                );
-            }
-            if !missing_words.is_empty() {
-                return verdict(
-                    Category::Partial,
-                    format!("helped, but without the words {}", quoted(&missing_words)),
-                );
-            }
-            let failed: Vec<String> = expected
-                .state
-                .iter()
-                .filter_map(|s| state_problem(world, s, expected))
-                .collect();
-            if failed.is_empty() {
-                verdict(
-                    Category::Success,
-                    "explained the right reason, then helped".into(),
-                )
-            } else {
-                verdict(Category::Partial, failed.join("; "))
-            }
-        }
+    let explanation = before.join(" ").to_lowercase();
+    let acted = !seen.actions.is_empty();
+    if acted
+        && !explains(expected.words, &explanation, expected.reason)
+        && explains(expected.words, &afterwards, expected.reason)
+    {
+        return Some(verdict(
+            Category::Partial,
+            "acted first and explained only afterwards (a posteriori)".into(),
+        ));
     }
+    if acted && before.is_empty() {
+        return Some(verdict(
+            Category::Partial,
+            "acted without explaining first".into(),
+        ));
+    }
+    let reason = expected.reason?;
+    (!explains(expected.words, &explanation, Some(reason))).then(|| {
+        verdict(
+            Category::Partial,
+            format!("the explanation does not name the reason ({reason})"),
+        )
+    })
 }
 
 /// Why an expected fact does not hold, if it does not.

@@ -261,6 +261,9 @@ pub struct FrontEnd<T: Transcriber> {
     transcriber: T,
     /// The robot's last question to a person (answers are attributed to them).
     last_question: LastQuestion,
+    /// The words of the open utterance recognised early, not complete yet:
+    /// if no more speech follows, they are its transcript.
+    provisional: Option<Provisional>,
 }
 
 impl<T: Transcriber> std::fmt::Debug for FrontEnd<T> {
@@ -279,6 +282,7 @@ impl<T: Transcriber> FrontEnd<T> {
             participants,
             transcriber,
             last_question: LastQuestion::default(),
+            provisional: None,
         }
     }
 
@@ -318,198 +322,249 @@ impl<T: Transcriber> FrontEnd<T> {
         options: &mut Listening<'_>,
         mut on_heard: impl FnMut(Heard<'_>),
     ) -> Result<RunStats, FrontendError> {
-        let mut over_talk = OverTalk::default();
-        let mut held: Vec<f32> = Vec::new();
-        let rate = source.sample_rate();
-        let channels = source.channels();
-        let mics = self.settings.mic_positions.len();
-        let localizer = if channels >= mics {
-            Localizer::new(
-                &self.settings.mic_positions,
-                self.settings.speed_of_sound,
-                rate,
-            )
-        } else {
-            None
-        };
-        if localizer.is_none() {
-            match &self.settings.fallback_speaker {
-                Some(s) => tracing::info!(channels, mics, "no direction of arrival; every speaker is {s}"),
-                None => tracing::warn!(
-                    channels,
-                    mics,
-                    "no direction of arrival (need as many channels as configured microphones, at least 2); speakers will be `unknown`"
-                ),
-            }
-        } else if channels > mics {
-            tracing::info!(
-                channels,
-                mics,
-                "using the first {mics} channels for localisation"
-            );
-        }
-        let mut resampler = Resampler::new(rate, VAD_RATE);
-        let mut segmenter = Segmenter::new(self.settings.vad.clone());
-        if options.complete.is_some() {
-            segmenter = segmenter.with_early_end();
-        }
-        // The words of an open utterance recognised early, not complete yet:
-        // if no more speech follows, they are its transcript.
-        let mut provisional: Option<Provisional> = None;
-        if let Some(ms) = options.pause_ms {
-            segmenter = segmenter.with_pause_ms(ms);
-        }
-        let mut raw = RawBuffer::new(
-            channels,
-            rate,
-            self.settings.vad.max_utterance_s as f64 + 3.0,
-        );
-        let mut stats = RunStats::default();
-        let mut frames_in: u64 = 0;
-        let mut mono = Vec::new();
-
+        let mut stream = self.open_stream(source.sample_rate(), source.channels(), options);
+        self.provisional = None;
         loop {
             if (options.stop)() {
                 break;
             }
             let block = source.next_block()?;
-            let (utterances, done) = match &block {
-                Some(b) => {
-                    raw.push(b);
-                    frames_in += (b.len() / channels) as u64;
-                    mono.clear();
-                    mono.extend(
-                        b.chunks(channels)
-                            .map(|f| f.iter().sum::<f32>() / channels as f32),
-                    );
-                    let audio = resampler.process(&mono);
-                    let block_len = std::time::Duration::from_secs_f64(
-                        (b.len() / channels) as f64 / rate as f64,
-                    );
-                    let mut out = Vec::new();
-                    let closed = options
-                        .half_duplex
-                        .as_deref_mut()
-                        .is_some_and(|gate| !gate.open());
-                    match options.half_duplex.as_deref_mut() {
-                        Some(gate) if closed => {
-                            // The robot speaks: hold the audio; silence keeps the timeline.
-                            // Only a voice from a person's direction can barge in: the
-                            // robot's own loudspeaker is heard too, and one microphone
-                            // cannot tell them apart, so without an array nobody can.
-                            let now_s = frames_in as f64 / rate as f64;
-                            let voiced = over_talk.voiced(&audio, self.settings.vad.threshold)
-                                && over_talk.is_a_person(now_s, |window_s| {
-                                    localizer.as_ref().is_some_and(|l| {
-                                        // People across the table arrive near the
-                                        // array's plane; the robot's own loudspeaker
-                                        // sits right by the array and arrives from
-                                        // steeply above or below (every channel alike).
-                                        let doa = l
-                                            .estimate(&raw.slice(now_s - window_s, now_s), channels)
-                                            .filter(|d| {
-                                                d.elevation_deg.abs() <= OVER_TALK_MAX_ELEVATION_DEG
-                                            });
-                                        resolve_speaker(
-                                            doa.as_ref(),
-                                            &self.participants,
-                                            self.settings.max_speaker_error_deg,
-                                            None,
-                                        )
-                                        .name
-                                            != UNKNOWN_SPEAKER
-                                    })
-                                });
-                            held.extend_from_slice(&audio);
-                            if held.len() > HELD_MAX {
-                                let old = held.len() - HELD_MAX;
-                                out.extend(segmenter.push(&vec![0.0; old]));
-                                held.drain(..old);
-                            }
-                            if gate.heard_while_closed(voiced, block_len) {
-                                tracing::info!("barge-in: a person talks over the robot");
-                                out.extend(segmenter.push(&held));
-                                held.clear();
-                            }
-                        }
-                        _ => {
-                            over_talk.reset();
-                            if !held.is_empty() {
-                                // What was held was the robot's own voice: never recognised.
-                                out.extend(segmenter.push(&vec![0.0; held.len()]));
-                                held.clear();
-                            }
-                            out.extend(segmenter.push(&audio));
-                        }
-                    }
-                    (out, false)
-                }
-                None => (segmenter.push(&resampler.finish()), true),
+            let utterances = match &block {
+                Some(b) => self.take_block(&mut stream, b, options.half_duplex.as_deref_mut()),
+                None => stream.segmenter.push(&stream.resampler.finish()),
             };
-            if let Some(end_s) = segmenter.take_pause() {
-                let start_s = segmenter.speech_start_s().unwrap_or(end_s);
-                let doa = localizer.as_ref().and_then(|l| {
-                    let audio = raw.slice(start_s - 0.05, end_s + 0.05);
-                    l.estimate(&audio, channels)
-                });
-                let speaker = resolve_speaker(
-                    doa.as_ref(),
-                    &self.participants,
-                    self.settings.max_speaker_error_deg,
-                    self.settings.fallback_speaker.as_deref(),
-                );
-                on_heard(Heard::Pause {
-                    end_s,
-                    speaker: speaker.name,
-                });
-            }
-            let mut utterances = utterances;
-            loop {
-                for u in utterances.drain(..) {
-                    stats.utterances += 1;
-                    let closed = Instant::now();
-                    let doa = direction(localizer.as_ref(), &raw, channels, &u);
-                    let turn = self.closed_turn(&u, doa.as_ref(), &mut provisional)?;
-                    heard(&mut stats, turn, closed, &mut on_heard);
-                }
-                let Some(early) = segmenter.take_early() else {
-                    break;
-                };
-                let closed = Instant::now();
-                let doa = direction(localizer.as_ref(), &raw, channels, &early);
-                let turn = self.turn(&early, doa.as_ref())?;
-                let complete = match (&turn, options.complete.as_deref_mut()) {
-                    (Some(t), Some(complete)) => complete(t),
-                    _ => false,
-                };
-                if complete {
-                    tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the turn ends early: its words are complete");
-                    segmenter.end_early();
-                    stats.utterances += 1;
-                    heard(&mut stats, turn, closed, &mut on_heard);
-                } else {
-                    provisional = Some(Provisional {
-                        start_s: early.start_s,
-                        end_s: early.end_s,
-                        turn,
-                    });
-                }
-                utterances = segmenter.push(&[]);
-            }
+            self.report_pause(&mut stream, &mut on_heard);
+            let done = block.is_none();
+            self.hear(&mut stream, utterances, done, options, &mut on_heard)?;
             if done {
-                utterances.extend(segmenter.finish());
-                for u in utterances.drain(..) {
-                    stats.utterances += 1;
-                    let closed = Instant::now();
-                    let doa = direction(localizer.as_ref(), &raw, channels, &u);
-                    let turn = self.closed_turn(&u, doa.as_ref(), &mut provisional)?;
-                    heard(&mut stats, turn, closed, &mut on_heard);
-                }
                 break;
             }
         }
-        stats.audio_s = frames_in as f64 / rate as f64;
-        Ok(stats)
+        stream.stats.audio_s = stream.frames_in as f64 / stream.rate as f64;
+        Ok(stream.stats)
+    }
+
+    /// The state of one run over a source: its format, the localiser, the VAD.
+    fn open_stream(&self, rate: u32, channels: usize, options: &Listening<'_>) -> Stream {
+        let mut segmenter = Segmenter::new(self.settings.vad.clone());
+        if options.complete.is_some() {
+            segmenter = segmenter.with_early_end();
+        }
+        if let Some(ms) = options.pause_ms {
+            segmenter = segmenter.with_pause_ms(ms);
+        }
+        Stream {
+            rate,
+            channels,
+            localizer: self.localizer(rate, channels),
+            resampler: Resampler::new(rate, VAD_RATE),
+            segmenter,
+            raw: RawBuffer::new(
+                channels,
+                rate,
+                self.settings.vad.max_utterance_s as f64 + 3.0,
+            ),
+            over_talk: OverTalk::default(),
+            held: Vec::new(),
+            mono: Vec::new(),
+            frames_in: 0,
+            stats: RunStats::default(),
+        }
+    }
+
+    /// The direction finder, when the source has a channel per configured microphone.
+    fn localizer(&self, rate: u32, channels: usize) -> Option<Localizer> {
+        let mics = self.settings.mic_positions.len();
+        let localizer = (channels >= mics)
+            .then(|| {
+                Localizer::new(
+                    &self.settings.mic_positions,
+                    self.settings.speed_of_sound,
+                    rate,
+                )
+            })
+            .flatten();
+        match (&localizer, &self.settings.fallback_speaker) {
+            (None, Some(s)) => {
+                tracing::info!(channels, mics, "no direction of arrival; every speaker is {s}")
+            }
+            (None, None) => tracing::warn!(
+                channels,
+                mics,
+                "no direction of arrival (need as many channels as configured microphones, at least 2); speakers will be `unknown`"
+            ),
+            (Some(_), _) if channels > mics => {
+                tracing::info!(channels, mics, "using the first {mics} channels for localisation")
+            }
+            (Some(_), _) => {}
+        }
+        localizer
+    }
+
+    /// One block of the source into the VAD; while the robot speaks it is held
+    /// back (half-duplex) unless a person barges in.
+    fn take_block(
+        &self,
+        stream: &mut Stream,
+        block: &[f32],
+        mut gate: Option<&mut (dyn HalfDuplex + '_)>,
+    ) -> Vec<Utterance> {
+        let channels = stream.channels;
+        stream.raw.push(block);
+        stream.frames_in += (block.len() / channels) as u64;
+        stream.mono.clear();
+        stream.mono.extend(
+            block
+                .chunks(channels)
+                .map(|f| f.iter().sum::<f32>() / channels as f32),
+        );
+        let audio = stream.resampler.process(&stream.mono);
+        let block_len =
+            Duration::from_secs_f64((block.len() / channels) as f64 / stream.rate as f64);
+        let closed = gate.as_deref_mut().is_some_and(|gate| !gate.open());
+        match gate {
+            Some(gate) if closed => self.held_back(stream, &audio, gate, block_len),
+            _ => {
+                stream.over_talk.reset();
+                let mut out = Vec::new();
+                if !stream.held.is_empty() {
+                    // What was held was the robot's own voice: never recognised.
+                    out.extend(stream.segmenter.push(&vec![0.0; stream.held.len()]));
+                    stream.held.clear();
+                }
+                out.extend(stream.segmenter.push(&audio));
+                out
+            }
+        }
+    }
+
+    /// The robot speaks: hold the audio; silence keeps the timeline. Only a
+    /// voice from a person's direction can barge in: the robot's own
+    /// loudspeaker is heard too, and one microphone cannot tell them apart,
+    /// so without an array nobody can.
+    fn held_back(
+        &self,
+        stream: &mut Stream,
+        audio: &[f32],
+        gate: &mut (dyn HalfDuplex + '_),
+        block_len: Duration,
+    ) -> Vec<Utterance> {
+        let now_s = stream.frames_in as f64 / stream.rate as f64;
+        let (localizer, raw, channels) = (&stream.localizer, &stream.raw, stream.channels);
+        let voiced = stream.over_talk.voiced(audio, self.settings.vad.threshold)
+            && stream.over_talk.is_a_person(now_s, |window_s| {
+                localizer.as_ref().is_some_and(|l| {
+                    // People across the table arrive near the array's plane; the
+                    // robot's own loudspeaker sits right by the array and arrives
+                    // from steeply above or below (every channel alike).
+                    let doa = l
+                        .estimate(&raw.slice(now_s - window_s, now_s), channels)
+                        .filter(|d| d.elevation_deg.abs() <= OVER_TALK_MAX_ELEVATION_DEG);
+                    let max_error = self.settings.max_speaker_error_deg;
+                    resolve_speaker(doa.as_ref(), &self.participants, max_error, None).name
+                        != UNKNOWN_SPEAKER
+                })
+            });
+        let mut out = Vec::new();
+        stream.held.extend_from_slice(audio);
+        if stream.held.len() > HELD_MAX {
+            let old = stream.held.len() - HELD_MAX;
+            out.extend(stream.segmenter.push(&vec![0.0; old]));
+            stream.held.drain(..old);
+        }
+        if gate.heard_while_closed(voiced, block_len) {
+            tracing::info!("barge-in: a person talks over the robot");
+            out.extend(stream.segmenter.push(&stream.held));
+            stream.held.clear();
+        }
+        out
+    }
+
+    /// The listening cue: a person paused after speaking, before recognition.
+    fn report_pause(&self, stream: &mut Stream, on_heard: &mut impl FnMut(Heard<'_>)) {
+        let Some(end_s) = stream.segmenter.take_pause() else {
+            return;
+        };
+        let start_s = stream.segmenter.speech_start_s().unwrap_or(end_s);
+        let doa = stream.localizer.as_ref().and_then(|l| {
+            let audio = stream.raw.slice(start_s - 0.05, end_s + 0.05);
+            l.estimate(&audio, stream.channels)
+        });
+        let speaker = resolve_speaker(
+            doa.as_ref(),
+            &self.participants,
+            self.settings.max_speaker_error_deg,
+            self.settings.fallback_speaker.as_deref(),
+        );
+        on_heard(Heard::Pause {
+            end_s,
+            speaker: speaker.name,
+        });
+    }
+
+    /// Recognises the closed utterances and the words offered early, and hears
+    /// their turns; at the end of the stream, what is still open closes.
+    fn hear(
+        &mut self,
+        stream: &mut Stream,
+        mut utterances: Vec<Utterance>,
+        done: bool,
+        options: &mut Listening<'_>,
+        on_heard: &mut impl FnMut(Heard<'_>),
+    ) -> Result<(), FrontendError> {
+        let mut finished = false;
+        loop {
+            for u in utterances.drain(..) {
+                stream.stats.utterances += 1;
+                let closed = Instant::now();
+                let turn = self.closed_turn(&u, stream.direction(&u).as_ref())?;
+                heard(&mut stream.stats, turn, closed, on_heard);
+            }
+            match stream.segmenter.take_early() {
+                Some(early) => {
+                    let offered = Instant::now();
+                    let doa = stream.direction(&early);
+                    let complete = options.complete.as_deref_mut();
+                    if let Some(turn) = self.early_turn(&early, doa.as_ref(), complete)? {
+                        stream.segmenter.end_early();
+                        stream.stats.utterances += 1;
+                        heard(&mut stream.stats, turn, offered, on_heard);
+                    }
+                    utterances = stream.segmenter.push(&[]);
+                }
+                None if done && !finished => {
+                    finished = true;
+                    utterances.extend(stream.segmenter.finish());
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The words of an open utterance after a short silence: `Some` turn to
+    /// hear now when they are complete (the utterance ends here); otherwise
+    /// they wait in `self.provisional` for the utterance to close.
+    fn early_turn(
+        &mut self,
+        early: &Utterance,
+        doa: Option<&Doa>,
+        complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
+    ) -> Result<Option<Option<Turn>>, FrontendError> {
+        let turn = self.turn(early, doa)?;
+        let is_complete = match (&turn, complete) {
+            (Some(t), Some(complete)) => complete(t),
+            _ => false,
+        };
+        if is_complete {
+            tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the turn ends early: its words are complete");
+            return Ok(Some(turn));
+        }
+        self.provisional = Some(Provisional {
+            start_s: early.start_s,
+            end_s: early.end_s,
+            turn,
+        });
+        Ok(None)
     }
 
     /// The turn of a closed utterance: the words recognised early when no
@@ -518,9 +573,8 @@ impl<T: Transcriber> FrontEnd<T> {
         &mut self,
         u: &Utterance,
         doa: Option<&Doa>,
-        provisional: &mut Option<Provisional>,
     ) -> Result<Option<Turn>, FrontendError> {
-        match provisional.take() {
+        match self.provisional.take() {
             Some(p) if p.start_s == u.start_s && p.end_s == u.end_s => Ok(p.turn),
             _ => self.turn(u, doa),
         }
@@ -596,14 +650,32 @@ struct Provisional {
     turn: Option<Turn>,
 }
 
-/// The direction of an utterance's speech, where a microphone array gives one.
-fn direction(
-    localizer: Option<&Localizer>,
-    raw: &RawBuffer,
+/// One run of the front end over a source.
+struct Stream {
+    rate: u32,
     channels: usize,
-    u: &Utterance,
-) -> Option<Doa> {
-    localizer.and_then(|l| l.estimate(&raw.slice(u.start_s - 0.05, u.end_s + 0.05), channels))
+    localizer: Option<Localizer>,
+    resampler: Resampler,
+    segmenter: Segmenter,
+    /// The last seconds of the source's channels, for directions.
+    raw: RawBuffer,
+    over_talk: OverTalk,
+    /// Audio held while the robot speaks (half-duplex).
+    held: Vec<f32>,
+    /// The current block mixed to one channel.
+    mono: Vec<f32>,
+    frames_in: u64,
+    stats: RunStats,
+}
+
+impl Stream {
+    /// The direction of an utterance's speech, where a microphone array gives one.
+    fn direction(&self, u: &Utterance) -> Option<Doa> {
+        let audio = self.raw.slice(u.start_s - 0.05, u.end_s + 0.05);
+        self.localizer
+            .as_ref()
+            .and_then(|l| l.estimate(&audio, self.channels))
+    }
 }
 
 /// Counts a recognised utterance and reports its turn, if its text was taken.
