@@ -1,0 +1,100 @@
+//! End of turn by what was said: real speech (espeak-ng) through the real VAD
+//! and whisper; a turn whose words the understanding stage reads as complete
+//! ends at a short pause, one that is not complete waits for the end-of-turn
+//! silence. Nothing here measures time (see `tests/daemon_measure.rs`).
+
+mod speech_support;
+
+use attentive::frontend::{
+    participants_from_scene_file, AudioSettings, FrontEnd, Heard, Listening, Recognizer, Turn,
+    WavSource, VAD_RATE,
+};
+use attentive::understanding::Utterance;
+use speech_support::{espeak, model_path, speech_bounds};
+
+/// A request, a pause longer than `early_end_ms` and shorter than
+/// `end_silence_ms`, and a remark: one utterance to the VAD alone.
+fn request_pause_remark() -> Vec<f32> {
+    let rate = VAD_RATE as usize;
+    let spoken = |text: &str| {
+        let x = espeak(text);
+        let (start, end) = speech_bounds(&x);
+        x[start..end].to_vec()
+    };
+    let mut audio = vec![0.0f32; rate / 2];
+    audio.extend(spoken("Daniel, please hand me the red glass."));
+    audio.extend(vec![0.0f32; rate * 33 / 100]);
+    audio.extend(spoken("I left my phone over by the window."));
+    audio.extend(vec![0.0f32; rate * 3 / 2]);
+    audio
+}
+
+fn hear(complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send)>) -> Vec<String> {
+    let settings = AudioSettings {
+        fallback_speaker: Some("Felix".into()),
+        ..AudioSettings::default()
+    };
+    let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
+    let participants = participants_from_scene_file(&scene, settings.array_offset).unwrap();
+    let recognizer = Recognizer::with_model(&model_path(), &settings.asr).unwrap();
+    let mut frontend = FrontEnd::new(settings, participants, recognizer);
+    let mut source = WavSource::from_samples(request_pause_remark(), VAD_RATE, 1);
+    let mut options = Listening {
+        complete,
+        ..Listening::default()
+    };
+    let mut turns = Vec::new();
+    frontend
+        .listen(&mut source, &mut options, |heard| {
+            if let Heard::Turn(t) = heard {
+                turns.push(t.text.clone());
+            }
+        })
+        .unwrap();
+    turns
+}
+
+#[test]
+fn complete_words_end_the_turn_at_a_short_pause() {
+    let world = attentive::twin::scene::load("softdrinks").unwrap();
+    let language = attentive::language::Language::english().unwrap();
+    let understanding = language.understanding();
+    let mut judged = Vec::new();
+    let mut complete = |t: &Turn| {
+        judged.push(t.text.clone());
+        understanding.reads_complete(
+            &world,
+            &Utterance {
+                speaker: &t.speaker,
+                listener: &t.listener,
+                text: &t.text,
+            },
+        )
+    };
+    let turns = hear(Some(&mut complete));
+    assert_eq!(turns.len(), 2, "the request ends at the pause: {turns:?}");
+    assert!(turns[0].to_lowercase().contains("red glass"), "{turns:?}");
+    assert!(turns[1].to_lowercase().contains("window"), "{turns:?}");
+    assert!(
+        judged
+            .iter()
+            .any(|t| t.to_lowercase().contains("red glass")),
+        "the request's words were judged: {judged:?}"
+    );
+}
+
+#[test]
+fn words_not_complete_wait_for_the_end_of_turn_silence() {
+    let mut asked = 0;
+    let mut never = |_: &Turn| {
+        asked += 1;
+        false
+    };
+    let turns = hear(Some(&mut never));
+    assert_eq!(turns.len(), 1, "one turn, request and remark: {turns:?}");
+    assert!(turns[0].to_lowercase().contains("red glass"), "{turns:?}");
+    assert!(turns[0].to_lowercase().contains("window"), "{turns:?}");
+    assert!(asked >= 1, "the words at the pause were offered");
+    // Without a judge nothing is offered early: the same one turn.
+    assert_eq!(hear(None).len(), 1);
+}
