@@ -238,6 +238,8 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
     let verbs = grammar.words_of_rules(|name| name.ends_with("_verb"));
     let mut known = grammar.words.clone();
     known.extend(verbs.iter().cloned());
+    // "don't", "i'd", "cuz": written short, known in full; never a misheard verb.
+    known.extend(grammar.normalize.contractions.keys().cloned());
     known.extend(vocabulary.iter().map(|t| t.word.clone()));
     // What may come before a request's verb: "can you", "could you please" ...
     let openers = grammar.words_of_rules(|name| name == "lead" || name == "can_you");
@@ -365,6 +367,17 @@ mod tests {
                 text,
             },
         )
+    }
+
+    #[test]
+    fn a_contraction_is_a_known_word_not_a_misheard_verb() {
+        let c = correct(
+            "dinner",
+            "Felix",
+            "Daniel",
+            "Why don't skeletons drink wine, they have nobody to drink with.",
+        );
+        assert!(c.corrections.is_empty(), "{:?}", c.corrections);
     }
 
     #[test]

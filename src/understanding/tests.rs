@@ -650,3 +650,29 @@ fn words_are_complete_when_a_sure_act_is_read_and_nothing_joins_on() {
     assert!(!complete("Felix", "Daniel", "I was thinking that maybe"));
     assert!(!complete("Felix", "Daniel", "did you book the hotel yet?"));
 }
+
+#[test]
+fn doing_it_oneself_is_no_request() {
+    let world = scene::load("coffee").expect("scene");
+    let stage = stage();
+    let act = |text: &str| {
+        let turn = Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text,
+        };
+        stage.read(&world, &turn).act
+    };
+    for text in [
+        "no, I'll get it myself later",
+        "I can pour myself some coffee",
+        "I'll grab the milk myself, thanks",
+        "i can do it on my own",
+        "I'm going to fetch it myself in a minute",
+    ] {
+        assert_eq!(act(text), Act::Refuse, "{text}");
+    }
+    // Not managing it oneself is a request.
+    assert_eq!(act("I can't reach the milk myself"), Act::Give);
+    assert_eq!(act("could you pour me some coffee"), Act::Pour);
+}
