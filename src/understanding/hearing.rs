@@ -23,6 +23,10 @@ const DOUBTFUL_WORD_SIMILARITY: f32 = 0.6;
 const UNREAD_WORD_SIMILARITY: f32 = 0.75;
 /// How alike a word unknown to the sentences must sound to one of their verbs.
 const VERB_SIMILARITY: f32 = 0.6;
+/// The rank of leaving out a first word no sentence knows, in a turn none of
+/// them read: below every sound-alike ("Chain, there's only ..." for "Shame,
+/// there's only ...": a filler the recogniser mangled, in front of a sentence).
+const UNKNOWN_FIRST_WORD_RANK: f32 = 0.5;
 /// Most replacements tried per turn (each costs one reading, well under 1 ms).
 const MAX_TRIES: usize = 32;
 /// Verbs tried in place of one heard word.
@@ -293,6 +297,14 @@ fn candidates(
                         .iter()
                         .any(|v| v.word == t.word && v.role == WordRole::Name)
             });
+            if at == 0 && len == 1 && doubt.unread && unknown {
+                out.push(Candidate {
+                    at,
+                    len,
+                    target: String::new(),
+                    similarity: UNKNOWN_FIRST_WORD_RANK,
+                });
+            }
             if len == 1 && doubt.unread && unknown && opens {
                 out.extend(
                     verbs_like(&heard, words)
@@ -377,6 +389,21 @@ mod tests {
             "Daniel",
             "Why don't skeletons drink wine, they have nobody to drink with.",
         );
+        assert!(c.corrections.is_empty(), "{:?}", c.corrections);
+    }
+
+    #[test]
+    fn a_mangled_first_word_is_left_out_when_the_rest_then_reads() {
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Chain there's only cola and fanta.",
+        );
+        assert_eq!(c.corrections.len(), 1, "{:?}", c.corrections);
+        assert_eq!(c.corrections[0].heard, "Chain");
+        // A first word the sentences know stays.
+        let c = correct("softdrinks", "Felix", "Daniel", "Felix, there's only cola.");
         assert!(c.corrections.is_empty(), "{:?}", c.corrections);
     }
 

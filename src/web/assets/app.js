@@ -443,7 +443,7 @@ function show(event) {
         // Words the recogniser nearly got right, put right toward the table.
         const fixed = document.createElement("div");
         fixed.className = "corrected";
-        fixed.textContent = "heard as: " + event.corrected.map((c) => `"${c.heard}" → ${c.as}`).join(", ");
+        fixed.textContent = "heard as: " + event.corrected.map((c) => `"${c.heard}" → ${c.as || "(left out)"}`).join(", ");
         box.append(fixed);
         summary.textContent += ` (heard "${event.corrected.map((c) => c.heard).join('", "')}")`;
       }
