@@ -191,20 +191,27 @@ impl<'e> Seen<'e> {
             speeches: Vec::new(),
             actions: Vec::new(),
             end_reason: None,
-            pointed: None,
+            pointed: events.iter().find_map(|e| match e {
+                Event::Action {
+                    name,
+                    args,
+                    ok: true,
+                    ..
+                } if name == "point_at_object_or_person" => {
+                    let target = args.get("name").and_then(|v| v.as_str());
+                    Some(target.unwrap_or("something").to_string())
+                }
+                _ => None,
+            }),
         };
         for (i, e) in events.iter().enumerate() {
             match e {
                 Event::Speech { text, .. } => seen.speeches.push((i, text.as_str())),
-                Event::Action { name, args, ok, .. } if name == "point_at_object_or_person" => {
-                    if *ok && seen.pointed.is_none() {
-                        let target = args.get("name").and_then(|v| v.as_str());
-                        seen.pointed = Some(target.unwrap_or("something").to_string());
-                    }
-                }
                 Event::Action {
                     name, ok, detail, ..
-                } if name != "gaze" => seen.actions.push((i, name, *ok, detail)),
+                } if !matches!(name.as_str(), "gaze" | "point_at_object_or_person") => {
+                    seen.actions.push((i, name, *ok, detail))
+                }
                 Event::EpisodeEnd { reason, .. } => seen.end_reason = Some(reason),
                 _ => {}
             }

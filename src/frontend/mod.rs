@@ -557,7 +557,7 @@ impl<T: Transcriber> FrontEnd<T> {
         };
         if is_complete {
             tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the turn ends early: its words are complete");
-            return Ok(Some(turn));
+            return Ok(Some(turn.map(|t| Turn { early: true, ..t })));
         }
         self.provisional = Some(Provisional {
             start_s: early.start_s,
@@ -639,6 +639,7 @@ impl<T: Transcriber> FrontEnd<T> {
         turn.end_s = u.end_s;
         turn.doa_deg = doa.map(|d| d.azimuth_deg);
         turn.confidence = transcript.confidence;
+        turn.recognition_ms = transcript.elapsed.as_secs_f64() * 1000.0;
         Ok(Some(turn))
     }
 }

@@ -27,6 +27,12 @@ pub struct Turn {
     /// The recogniser's own text, when a misheard name in it was put right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heard: Option<String>,
+    /// How long the recogniser took for it, ms.
+    pub recognition_ms: f64,
+    /// The turn ended at a short pause because its words were complete
+    /// (`audio.vad.early_end_ms`), not after the end-of-turn silence.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub early: bool,
 }
 
 impl Turn {
@@ -43,6 +49,8 @@ impl Turn {
             doa_deg: None,
             confidence: 0.0,
             heard: None,
+            recognition_ms: 0.0,
+            early: false,
         }
     }
 }

@@ -39,7 +39,8 @@ pub struct HeardTurn {
     pub parts: Vec<HeardPart>,
     /// Lowest recogniser confidence of its utterances.
     pub confidence: f32,
-    /// End of speech to turn (recognition), the slowest utterance, ms.
+    /// Recognition of its slowest utterance, ms (audio is heard faster than
+    /// real time here: the silence before a turn ends is not in it).
     pub turn_ms: f64,
     /// The figures against the script.
     pub score: HearingScore,
@@ -245,7 +246,7 @@ impl Hearing<'_> {
             complete: Some(&mut complete),
             ..Listening::default()
         };
-        let stats = frontend.listen(&mut source, &mut listening, |heard| {
+        frontend.listen(&mut source, &mut listening, |heard| {
             if let Heard::Turn(t) = heard {
                 turns.push(t.clone());
             }
@@ -287,7 +288,7 @@ impl Hearing<'_> {
             utterances: turns.len(),
             parts,
             confidence: turns.iter().map(|t| t.confidence).fold(1.0, f32::min),
-            turn_ms: stats.max_turn_latency.as_secs_f64() * 1000.0,
+            turn_ms: turns.iter().map(|t| t.recognition_ms).fold(0.0, f64::max),
             score: HearingScore::default(),
         })
     }

@@ -25,7 +25,7 @@ pub struct SpokenSummary {
     pub vocatives: (usize, usize),
     /// Turns from which no turn came out.
     pub not_heard: usize,
-    /// End of speech to turn, ms: median and 95th percentile.
+    /// Recognition per turn, ms: median and 95th percentile.
     pub turn_ms: (f64, f64),
     /// Categories typed and spoken.
     pub typed: BTreeMap<Category, usize>,
@@ -112,7 +112,7 @@ impl SpokenSummary {
         let _ = writeln!(
             out,
             "word error rate {:.1} % ({} of {} words); names heard {}/{} ({:.0} %); listener from a vocative {}/{}; not heard {}; \
-             right typed but not spoken {}; undesired only spoken {}; end of speech -> turn median {:.0} ms, 95th {:.0} ms",
+             right typed but not spoken {}; undesired only spoken {}; recognition median {:.0} ms, 95th {:.0} ms",
             100.0 * self.wer(),
             self.word_errors,
             self.words,
