@@ -98,3 +98,28 @@ fn words_not_complete_wait_for_the_end_of_turn_silence() {
     // Without a judge nothing is offered early: the same one turn.
     assert_eq!(hear(None).len(), 1);
 }
+
+#[test]
+fn listen_ends_a_complete_turn_early_as_the_daemon_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("talk.wav");
+    attentive::frontend::source::write_wav(&wav, &request_pause_remark(), VAD_RATE, 1).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .args(["--json", "listen", "--scene", "softdrinks", "--wav"])
+        .arg(&wav)
+        .env("ATTENTIVE_WHISPER_MODEL", model_path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let turns: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(turns[0]["early"], true, "{turns:?}");
+    assert!(turns[0]["recognition_ms"].as_f64().unwrap() > 0.0);
+}

@@ -6,11 +6,15 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ListenArgs;
-use attentive::frontend::{participants_from_scene_file, FrontEnd, Recognizer};
+use attentive::daemon::audio::CompleteWords;
+use attentive::frontend::{
+    participants_from_scene_file, FrontEnd, Heard, Listening, Recognizer, Turn,
+};
 
 /// Prints one turn per utterance of the WAV file, or of the live device until interrupted.
 pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut settings = super::sim::settings_with(config, &None, &None, &args.language)?.audio;
+    let all = super::sim::settings_with(config, &None, &None, &args.language)?;
+    let mut settings = all.audio.clone();
     if let Some(d) = &args.device {
         settings.device = Some(d.clone());
     }
@@ -42,7 +46,19 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
     );
     let mut frontend = FrontEnd::new(settings, participants, recognizer);
     let mut print_err = None;
-    let stats = frontend.run(source.as_mut(), |turn| {
+    // As in the daemon: a turn whose words are complete ends at a short pause.
+    let words = CompleteWords::load(all.language(), &args.scene);
+    let mut complete = words.map(|w| move |t: &Turn| w.is_complete(t));
+    let mut options = Listening {
+        complete: complete
+            .as_mut()
+            .map(|c| c as &mut (dyn FnMut(&Turn) -> bool + Send)),
+        ..Listening::default()
+    };
+    let stats = frontend.listen(source.as_mut(), &mut options, |heard| {
+        let Heard::Turn(turn) = heard else {
+            return;
+        };
         let line = if json {
             serde_json::to_string(turn).unwrap_or_else(|e| {
                 format!("{{\"type\":\"warning\",\"kind\":\"json\",\"detail\":\"{e}\"}}")

@@ -110,7 +110,20 @@ pub struct CompleteWords {
 }
 
 impl CompleteWords {
-    fn judge(&self, turn: &crate::frontend::Turn) -> bool {
+    /// For a language (code or folder) and a scene; `None` when either will
+    /// not load (start-up reports that anyway): every turn then waits for the
+    /// end-of-turn silence.
+    pub fn load(language: &str, scene: &str) -> Option<Self> {
+        let language = crate::language::Language::find(language).ok()?;
+        let world = crate::twin::scene::load(scene).ok()?;
+        Some(Self {
+            understanding: language.understanding().clone(),
+            world,
+        })
+    }
+
+    /// Whether a heard turn's words are complete as they stand.
+    pub fn is_complete(&self, turn: &crate::frontend::Turn) -> bool {
         self.understanding.reads_complete(
             &self.world,
             &crate::understanding::Utterance {
@@ -178,7 +191,7 @@ impl Microphone {
                 note_questions(&intake.bus, frontend.last_question(), stop_flag.clone());
                 let stop_listening = stop_flag.clone();
                 let should_stop = move || stop_listening.load(Ordering::Relaxed);
-                let mut complete = words.map(|w| move |t: &crate::frontend::Turn| w.judge(t));
+                let mut complete = words.map(|w| move |t: &crate::frontend::Turn| w.is_complete(t));
                 let mut options = Listening {
                     pause_ms: Some(pause_ms),
                     stop: &should_stop,

@@ -420,18 +420,6 @@ pub struct Ears {
     pub description: String,
 }
 
-/// What tells the microphone that a turn's words are complete; without it
-/// (the scene or the language would not load, which start-up reports anyway)
-/// every turn waits for the end-of-turn silence.
-fn complete_words(settings: &Settings, options: &Options) -> Option<audio::CompleteWords> {
-    let language = Language::find(settings.language()).ok()?;
-    let world = crate::twin::scene::load(&options.scene).ok()?;
-    Some(audio::CompleteWords {
-        understanding: language.understanding().clone(),
-        world,
-    })
-}
-
 /// Opens the microphone: a missing device or model is one warning; typed turns still work.
 pub async fn microphone(
     settings: &Settings,
@@ -457,7 +445,7 @@ pub async fn microphone(
         intake.clone(),
     );
     let duplex = voice.as_ref().map(audio::VoiceDuplex::new);
-    let words = complete_words(settings, options);
+    let words = audio::CompleteWords::load(settings.language(), &options.scene);
     let started = tokio::task::spawn_blocking(move || {
         audio::Microphone::start(
             &audio_settings,

@@ -122,7 +122,19 @@ impl Understanding {
         {
             return false;
         }
-        let reading = self.read(world, turn);
+        // Whether the words are complete does not depend on who said them: a
+        // speaker one microphone could not tell is read as someone at the table.
+        let at_table = |name: &str| world.persons().iter().any(|p| p.name == name);
+        let stand_in = world
+            .persons()
+            .iter()
+            .find(|p| p.name != turn.listener)
+            .map(|p| p.name.as_str());
+        let speaker = match stand_in {
+            Some(someone) if !at_table(turn.speaker) => someone,
+            _ => turn.speaker,
+        };
+        let reading = self.read(world, &Utterance { speaker, ..*turn });
         reading.doubt.is_none() && reading.act != Act::Unknown
     }
 

@@ -643,6 +643,8 @@ fn words_are_complete_when_a_sure_act_is_read_and_nothing_joins_on() {
         "Daniel, could you pass me the cola,"
     ));
     assert!(!complete("Felix", "Daniel", "Daniel, could you pass me..."));
+    // A speaker one microphone could not tell: the words decide.
+    assert!(complete("unknown", "All", "please hand me the red glass."));
     // A name at the end is mostly followed by what that person should do.
     assert!(!complete("Felix", "Daniel", "Daniel"));
     assert!(!complete("Felix", "Daniel", "Hey Daniel."));
