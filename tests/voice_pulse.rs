@@ -88,8 +88,15 @@ fn record(server: &str, path: &Path) -> Recorder {
         .stdout(out)
         .spawn()
         .expect("parec");
-    // Let the recording stream start before anything plays.
-    std::thread::sleep(Duration::from_millis(700));
+    // Let the recording stream start before anything plays: the monitor of
+    // the null sink delivers silence as soon as parec is connected (a fixed
+    // wait was too short once on a loaded machine, and the sentence was lost).
+    let start = Instant::now();
+    let recording = || std::fs::metadata(path).map_or(0, |m| m.len()) > u64::from(RATE) / 10;
+    while !recording() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
     Recorder(child)
 }
 
