@@ -22,7 +22,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use attentive::config::Settings;
-use attentive::daemon::audio::PacedWav;
+use attentive::daemon::audio::{CompleteWords, PacedWav};
 use attentive::frontend::{FrontEnd, Heard, Listening, Recognizer};
 use serde_json::json;
 use speech_support::{espeak, model_path, speech_bounds};
@@ -70,21 +70,8 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
         );
         let mut source = PacedWav::open(&wav).unwrap();
         // As the daemon: a turn whose words are complete ends at a short pause.
-        let world = attentive::twin::scene::load("softdrinks").unwrap();
-        let understanding = attentive::language::Language::english()
-            .unwrap()
-            .understanding()
-            .clone();
-        let mut complete = |t: &attentive::frontend::Turn| {
-            understanding.reads_complete(
-                &world,
-                &attentive::understanding::Utterance {
-                    speaker: &t.speaker,
-                    listener: &t.listener,
-                    text: &t.text,
-                },
-            )
-        };
+        let words = CompleteWords::load("en", "softdrinks").unwrap();
+        let mut complete = |t: &attentive::frontend::Turn| words.is_complete(t);
         let started = Instant::now();
         let mut options = Listening {
             pause_ms: Some(Settings::load(None).unwrap().daemon.listening_pause_ms),

@@ -5,11 +5,11 @@
 
 mod speech_support;
 
+use attentive::daemon::audio::CompleteWords;
 use attentive::frontend::{
     participants_from_scene_file, AudioSettings, FrontEnd, Heard, Listening, Recognizer, Turn,
     WavSource, VAD_RATE,
 };
-use attentive::understanding::Utterance;
 use speech_support::{espeak, model_path, speech_bounds};
 
 /// A request, a pause longer than `early_end_ms` and shorter than
@@ -56,20 +56,11 @@ fn hear(complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send)>) -> Vec<String>
 
 #[test]
 fn complete_words_end_the_turn_at_a_short_pause() {
-    let world = attentive::twin::scene::load("softdrinks").unwrap();
-    let language = attentive::language::Language::english().unwrap();
-    let understanding = language.understanding();
+    let words = CompleteWords::load("en", "softdrinks").unwrap();
     let mut judged = Vec::new();
     let mut complete = |t: &Turn| {
         judged.push(t.text.clone());
-        understanding.reads_complete(
-            &world,
-            &Utterance {
-                speaker: &t.speaker,
-                listener: &t.listener,
-                text: &t.text,
-            },
-        )
+        words.is_complete(t)
     };
     let turns = hear(Some(&mut complete));
     assert_eq!(turns.len(), 2, "the request ends at the pause: {turns:?}");

@@ -114,8 +114,12 @@ impl CompleteWords {
     /// not load (start-up reports that anyway): every turn then waits for the
     /// end-of-turn silence.
     pub fn load(language: &str, scene: &str) -> Option<Self> {
+        Self::on(language, crate::twin::scene::load(scene).ok()?)
+    }
+
+    /// For a language and a table already loaded.
+    pub fn on(language: &str, world: crate::twin::World) -> Option<Self> {
         let language = crate::language::Language::find(language).ok()?;
-        let world = crate::twin::scene::load(scene).ok()?;
         Some(Self {
             understanding: language.understanding().clone(),
             world,

@@ -122,7 +122,7 @@ pub async fn run(
     let robot_url = body.url.clone();
     let world = brain.twin.world.clone();
     let running = startup::worker(&settings, agent, brain.twin, &state.bus, &voice, body);
-    let ears = startup::microphone(&settings, &options, &running.intake, &voice).await;
+    let ears = startup::microphone(&settings, &options, &running.intake, &voice, &world).await;
     let facts = startup::Facts {
         options: &options,
         brain: &brain.description,

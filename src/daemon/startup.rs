@@ -426,6 +426,7 @@ pub async fn microphone(
     options: &Options,
     intake: &Intake,
     voice: &Option<Voice>,
+    world: &crate::twin::World,
 ) -> Ears {
     if options.no_audio {
         return Ears {
@@ -445,7 +446,7 @@ pub async fn microphone(
         intake.clone(),
     );
     let duplex = voice.as_ref().map(audio::VoiceDuplex::new);
-    let words = audio::CompleteWords::load(settings.language(), &options.scene);
+    let words = audio::CompleteWords::on(settings.language(), world.clone());
     let started = tokio::task::spawn_blocking(move || {
         audio::Microphone::start(
             &audio_settings,

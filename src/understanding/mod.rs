@@ -115,7 +115,7 @@ impl Understanding {
             .unwrap_or("")
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
-        let named = |name: &str| name.split('_').any(|part| part.eq_ignore_ascii_case(&last));
+        let named = |name: &str| grounding::words(name).contains(&last);
         if self.grammar.normalize.conjunctions.contains(&last)
             || world.persons().iter().any(|p| named(&p.name))
             || named(&world.robot.name)
