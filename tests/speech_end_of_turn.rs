@@ -6,11 +6,8 @@
 mod speech_support;
 
 use attentive::daemon::audio::CompleteWords;
-use attentive::frontend::{
-    participants_from_scene_file, AudioSettings, FrontEnd, Heard, Listening, Recognizer, Turn,
-    WavSource, VAD_RATE,
-};
-use speech_support::{espeak, model_path, speech_bounds};
+use attentive::frontend::{Listening, Turn, VAD_RATE};
+use speech_support::{espeak, heard_texts, model_path, speech_bounds};
 
 /// A request, a pause longer than `early_end_ms` and shorter than
 /// `end_silence_ms`, and a remark: one utterance to the VAD alone.
@@ -30,28 +27,11 @@ fn request_pause_remark() -> Vec<f32> {
 }
 
 fn hear(complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send)>) -> Vec<String> {
-    let settings = AudioSettings {
-        fallback_speaker: Some("Felix".into()),
-        ..AudioSettings::default()
-    };
-    let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
-    let participants = participants_from_scene_file(&scene, settings.array_offset).unwrap();
-    let recognizer = Recognizer::with_model(&model_path(), &settings.asr).unwrap();
-    let mut frontend = FrontEnd::new(settings, participants, recognizer);
-    let mut source = WavSource::from_samples(request_pause_remark(), VAD_RATE, 1);
     let mut options = Listening {
         complete,
         ..Listening::default()
     };
-    let mut turns = Vec::new();
-    frontend
-        .listen(&mut source, &mut options, |heard| {
-            if let Heard::Turn(t) = heard {
-                turns.push(t.text.clone());
-            }
-        })
-        .unwrap();
-    turns
+    heard_texts(request_pause_remark(), VAD_RATE, 1, &mut options)
 }
 
 #[test]

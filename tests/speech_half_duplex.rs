@@ -6,11 +6,8 @@ mod speech_support;
 
 use std::time::Duration;
 
-use attentive::frontend::{
-    participants_from_scene_file, AudioSettings, FrontEnd, HalfDuplex, Heard, Listening,
-    Recognizer, WavSource,
-};
-use speech_support::{espeak, model_path};
+use attentive::frontend::{participants_from_scene_file, AudioSettings, HalfDuplex, Listening};
+use speech_support::{espeak, heard_texts};
 
 /// The robot speaks the whole time; barge-in after `after` of voiced audio (None: never).
 struct RobotTalking {
@@ -38,28 +35,11 @@ fn turns(audio: Vec<f32>, gate: &mut RobotTalking) -> Vec<String> {
 
 fn turns_from(audio: (Vec<f32>, u32), channels: usize, gate: &mut RobotTalking) -> Vec<String> {
     let (audio, rate) = audio;
-    let settings = AudioSettings {
-        fallback_speaker: Some("Felix".into()),
-        ..AudioSettings::default()
-    };
-    let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
-    let participants = participants_from_scene_file(&scene, settings.array_offset).unwrap();
-    let recognizer = Recognizer::with_model(&model_path(), &settings.asr).unwrap();
-    let mut frontend = FrontEnd::new(settings, participants, recognizer);
-    let mut source = WavSource::from_samples(audio, rate, channels);
     let mut options = Listening {
         half_duplex: Some(gate),
         ..Listening::default()
     };
-    let mut out = Vec::new();
-    frontend
-        .listen(&mut source, &mut options, |heard| {
-            if let Heard::Turn(t) = heard {
-                out.push(t.text.clone());
-            }
-        })
-        .unwrap();
-    out
+    heard_texts(audio, rate, channels, &mut options)
 }
 
 fn padded(text: &str) -> Vec<f32> {

@@ -6,7 +6,10 @@ use std::process::Command;
 
 use attentive::frontend::participants::facing_from_yaw;
 use attentive::frontend::resample::resample;
-use attentive::frontend::{AudioSettings, Participant, Participants, WavSource};
+use attentive::frontend::{
+    participants_from_scene_file, AudioSettings, FrontEnd, Heard, Listening, Participant,
+    Participants, Recognizer, WavSource,
+};
 use glam::Vec3;
 use rustfft::num_complex::Complex32;
 use rustfft::FftPlanner;
@@ -233,4 +236,32 @@ pub fn words_heard(reference: &str, hyp: &str) -> f32 {
         })
         .count();
     found as f32 / reference.len().max(1) as f32
+}
+
+/// The texts of the turns the real front end (softdrinks, every speaker
+/// Felix, the test model) hears in `audio`, listening with `options`.
+pub fn heard_texts(
+    audio: Vec<f32>,
+    rate: u32,
+    channels: usize,
+    options: &mut Listening<'_>,
+) -> Vec<String> {
+    let settings = AudioSettings {
+        fallback_speaker: Some("Felix".into()),
+        ..AudioSettings::default()
+    };
+    let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
+    let participants = participants_from_scene_file(&scene, settings.array_offset).unwrap();
+    let recognizer = Recognizer::with_model(&model_path(), &settings.asr).unwrap();
+    let mut frontend = FrontEnd::new(settings, participants, recognizer);
+    let mut source = WavSource::from_samples(audio, rate, channels);
+    let mut texts = Vec::new();
+    frontend
+        .listen(&mut source, options, |heard| {
+            if let Heard::Turn(t) = heard {
+                texts.push(t.text.clone());
+            }
+        })
+        .unwrap();
+    texts
 }
