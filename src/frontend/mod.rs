@@ -158,8 +158,8 @@ pub struct Listening<'a> {
     pub half_duplex: Option<&'a mut dyn HalfDuplex>,
     /// Whether a turn's words are complete (the understanding stage reads a
     /// request, question or thanks it is sure of). Given, the words are
-    /// recognised after `vad.early_end_ms` of silence, and a complete turn
-    /// ends there, without waiting for `vad.end_silence_ms`.
+    /// recognised after `vad.recognise_after_ms` of silence, and a complete
+    /// turn ends at `vad.early_end_ms`, without waiting for `vad.end_silence_ms`.
     pub complete: Option<&'a mut (dyn FnMut(&Turn) -> bool + Send)>,
 }
 
@@ -261,8 +261,8 @@ pub struct FrontEnd<T: Transcriber> {
     transcriber: T,
     /// The robot's last question to a person (answers are attributed to them).
     last_question: LastQuestion,
-    /// The words of the open utterance recognised early, not complete yet:
-    /// if no more speech follows, they are its transcript.
+    /// The words of the open utterance recognised early: if no more speech
+    /// follows, they are its transcript (at the early end when complete).
     provisional: Option<Provisional>,
 }
 
@@ -522,13 +522,10 @@ impl<T: Transcriber> FrontEnd<T> {
             }
             match stream.segmenter.take_early() {
                 Some(early) => {
-                    let offered = Instant::now();
                     let doa = stream.direction(&early);
                     let complete = options.complete.as_deref_mut();
-                    if let Some(turn) = self.early_turn(&early, doa.as_ref(), complete)? {
+                    if self.early_turn(&early, doa.as_ref(), complete)? {
                         stream.segmenter.end_early();
-                        stream.stats.utterances += 1;
-                        heard(&mut stream.stats, turn, offered, on_heard);
                     }
                     utterances = stream.segmenter.push(&[]);
                 }
@@ -541,30 +538,32 @@ impl<T: Transcriber> FrontEnd<T> {
         }
     }
 
-    /// The words of an open utterance after a short silence: `Some` turn to
-    /// hear now when they are complete (the utterance ends here); otherwise
-    /// they wait in `self.provisional` for the utterance to close.
+    /// Recognises the words of an open utterance at a short silence; they
+    /// wait in `self.provisional` for the utterance to close. `true` when
+    /// they are complete, so that it may close at the early end.
     fn early_turn(
         &mut self,
         early: &Utterance,
         doa: Option<&Doa>,
         complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
-    ) -> Result<Option<Option<Turn>>, FrontendError> {
+    ) -> Result<bool, FrontendError> {
         let turn = self.turn(early, doa)?;
         let is_complete = match (&turn, complete) {
             (Some(t), Some(complete)) => complete(t),
             _ => false,
         };
         if is_complete {
-            tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the turn ends early: its words are complete");
-            return Ok(Some(turn.map(|t| Turn { early: true, ..t })));
+            tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the words are complete: the turn ends at the early end");
         }
         self.provisional = Some(Provisional {
             start_s: early.start_s,
             end_s: early.end_s,
-            turn,
+            turn: turn.map(|t| Turn {
+                early: is_complete,
+                ..t
+            }),
         });
-        Ok(None)
+        Ok(is_complete)
     }
 
     /// The turn of a closed utterance: the words recognised early when no

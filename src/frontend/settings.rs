@@ -54,6 +54,11 @@ pub struct VadSettings {
     /// there instead of after `end_silence_ms`. 0 (or not below
     /// `end_silence_ms`): off.
     pub early_end_ms: u32,
+    /// Silence in ms after which the words so far are recognised for the early
+    /// end, so that recognition runs while the silence goes on and the turn can
+    /// end as soon as `early_end_ms` is reached. At least the ~100 ms of audio
+    /// kept after speech, at most `early_end_ms`.
+    pub recognise_after_ms: u32,
     /// Longest utterance in seconds; longer speech is cut (whisper's window is 30 s).
     pub max_utterance_s: f32,
 }
@@ -117,6 +122,7 @@ impl Default for VadSettings {
             min_speech_ms: 250,
             end_silence_ms: 500,
             early_end_ms: 200,
+            recognise_after_ms: 100,
             max_utterance_s: 28.0,
         }
     }

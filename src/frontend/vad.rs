@@ -101,7 +101,7 @@ pub struct Segmenter<D: VoiceDetector = EarshotDetector> {
     pause_frames: Option<u64>,
     /// End of speech (seconds) of a pause not yet taken.
     pause: Option<f64>,
-    /// The words so far, once per silence of `early_end_ms` (see [`Segmenter::take_early`]).
+    /// The words so far, once per silence of `recognise_after_ms` (see [`Segmenter::take_early`]).
     early: Option<Utterance>,
     /// Whether the words so far are offered early (see [`Segmenter::with_early_end`]).
     early_end: bool,
@@ -154,6 +154,9 @@ struct Current {
     samples: Vec<f32>,
     pause_reported: bool,
     early_reported: bool,
+    /// The words so far were taken as a turn: the utterance closes once the
+    /// silence reaches `early_end_ms`, unless speech comes back before.
+    ends_early: bool,
 }
 
 impl std::fmt::Debug for Segmenter {
@@ -188,7 +191,7 @@ impl<D: VoiceDetector> Segmenter<D> {
         }
     }
 
-    /// Offers the words so far after `early_end_ms` of silence
+    /// Offers the words so far after `recognise_after_ms` of silence
     /// ([`Segmenter::take_early`]); the caller must then take them.
     pub fn with_early_end(mut self) -> Self {
         self.early_end = true;
@@ -208,18 +211,21 @@ impl<D: VoiceDetector> Segmenter<D> {
         self.pause.take()
     }
 
-    /// The utterance so far, after `early_end_ms` of silence, once per silence.
-    /// While it is not taken, `push` only collects samples: the caller decides
-    /// first whether the turn ends here ([`Segmenter::end_early`]) or goes on,
-    /// then calls `push(&[])` to go on with what was collected.
+    /// The utterance so far, after `recognise_after_ms` of silence, once per
+    /// silence. While it is not taken, `push` only collects samples: the caller
+    /// decides first whether the turn may end here ([`Segmenter::end_early`])
+    /// or goes on, then calls `push(&[])` to go on with what was collected.
     pub fn take_early(&mut self) -> Option<Utterance> {
         self.early.take()
     }
 
-    /// Ends the open utterance now: its words were taken early as a turn.
-    /// Speech that follows starts a new utterance.
+    /// Lets the open utterance end at `early_end_ms` of silence: its words
+    /// so far were taken as a complete turn. `push` then returns it with the
+    /// bounds it was offered with; speech before that takes the leave back.
     pub fn end_early(&mut self) {
-        self.current = None;
+        if let Some(c) = self.current.as_mut() {
+            c.ends_early = true;
+        }
     }
 
     /// The current utterance's first voiced second, while one is open.
@@ -273,6 +279,7 @@ impl<D: VoiceDetector> Segmenter<D> {
                         samples,
                         pause_reported: false,
                         early_reported: false,
+                        ends_early: false,
                     });
                 } else {
                     self.pre_roll.push_back(frame);
@@ -289,6 +296,7 @@ impl<D: VoiceDetector> Segmenter<D> {
                     c.voiced_frames += 1;
                     c.pause_reported = false;
                     c.early_reported = false;
+                    c.ends_early = false;
                 }
                 let silence = i - c.last_voiced_frame;
                 let enough = c.voiced_frames >= Self::frames(self.settings.min_speech_ms).max(1);
@@ -300,18 +308,20 @@ impl<D: VoiceDetector> Segmenter<D> {
                 }
                 let end = Self::frames(self.settings.end_silence_ms);
                 let early = Self::frames(self.settings.early_end_ms);
-                if self.early_end
-                    && early > 0
-                    && early < end
-                    && silence >= early
-                    && enough
-                    && !c.early_reported
-                {
+                let early_on = self.early_end && early > 0 && early < end;
+                // Recognised once the tail kept after speech is in, so that the
+                // words offered are the audio the closed utterance would have.
+                let recognise = Self::frames(self.settings.recognise_after_ms)
+                    .max(TAIL_FRAMES as u64)
+                    .min(early);
+                if early_on && silence >= recognise && enough && !c.early_reported {
                     c.early_reported = true;
                     self.early = Some(Self::utterance_of(c));
                 }
+                let ends_early = early_on && c.ends_early && silence >= early;
                 let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
-                if silence >= end || length_s >= self.settings.max_utterance_s as f64 {
+                if ends_early || silence >= end || length_s >= self.settings.max_utterance_s as f64
+                {
                     let c = self.current.take()?;
                     return self.close(c);
                 }
@@ -445,16 +455,50 @@ mod tests {
             (closed[0].start_s, closed[0].end_s),
             (early.start_s, early.end_s)
         );
-        // Ended early: the closed utterance never comes; the next speech is a new one.
+        // Offered once the tail kept after speech is in (6 frames), before the
+        // 12 frames of the early end, so that recognition runs meanwhile.
+        let mut seg = Segmenter::with_detector(Scripted, s.clone()).with_early_end();
+        seg.push(&stream(&[(false, 10), (true, 30), (false, 5)]));
+        assert_eq!(seg.take_early(), None, "not before the tail is in");
+        seg.push(&stream(&[(false, 1)]));
+        assert_eq!(seg.take_early().map(|u| u.end_s), Some(40.0 * FRAME_S));
+        // Ended early: the utterance closes at the early end with the bounds it
+        // was offered with; the next speech is a new one.
         let mut seg = Segmenter::with_detector(Scripted, s.clone()).with_early_end();
         seg.push(&x);
-        seg.take_early().expect("offered");
+        let offered = seg.take_early().expect("offered");
         seg.end_early();
-        assert!(seg.push(&[]).is_empty());
+        let closed = seg.push(&[]);
+        assert_eq!(closed.len(), 1);
+        assert_eq!(
+            (closed[0].start_s, closed[0].end_s, closed[0].samples.len()),
+            (offered.start_s, offered.end_s, offered.samples.len())
+        );
         let next = seg
             .take_early()
             .expect("the second utterance is offered too");
         assert!((next.start_s - 100.0 * FRAME_S).abs() < 1e-9, "{next:?}");
+        // Speech back before the early end: the utterance goes on.
+        let mut seg = Segmenter::with_detector(Scripted, s.clone()).with_early_end();
+        seg.push(&stream(&[
+            (false, 10),
+            (true, 30),
+            (false, 8),
+            (true, 20),
+            (false, 60),
+        ]));
+        seg.take_early().expect("offered at the short pause");
+        seg.end_early();
+        let closed = seg.push(&[]);
+        assert!(closed.is_empty(), "{closed:?}");
+        seg.take_early().expect("offered again after the rest");
+        let closed = seg.push(&[]);
+        assert_eq!(closed.len(), 1);
+        assert!(
+            (closed[0].end_s - 68.0 * FRAME_S).abs() < 1e-9,
+            "{:?}",
+            closed[0].end_s
+        );
         // Without `with_early_end` nothing is offered.
         let mut seg = Segmenter::with_detector(Scripted, s);
         assert_eq!(seg.push(&x).len(), 2);

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::grammar::Grammar;
-use super::reading::{Act, Reading};
+use super::reading::{Act, Doubt as ReadingDoubt, Reading};
 use super::{Understanding, Utterance};
 use crate::phonetic::similarity;
 use crate::twin::vocabulary::{table_words, TableWord, WordRole};
@@ -18,8 +18,8 @@ use crate::twin::World;
 /// How alike a word of a mention that names nothing at the table must sound
 /// to a table word to be tried in its place ("some phantom" → fanta).
 const DOUBTFUL_WORD_SIMILARITY: f32 = 0.6;
-/// The same for a word unknown to the sentences in a turn none of them
-/// matched: it must sound nearly the same.
+/// The same for a word unknown to the sentences in a turn not read whole:
+/// it must sound nearly the same.
 const UNREAD_WORD_SIMILARITY: f32 = 0.75;
 /// How alike a word unknown to the sentences must sound to one of their verbs.
 const VERB_SIMILARITY: f32 = 0.6;
@@ -27,8 +27,13 @@ const VERB_SIMILARITY: f32 = 0.6;
 /// them read: below every sound-alike ("Chain, there's only ..." for "Shame,
 /// there's only ...": a filler the recogniser mangled, in front of a sentence).
 const UNKNOWN_FIRST_WORD_RANK: f32 = 0.5;
+/// How alike a replacement must sound to a thing of the table to count as
+/// having heard it ("fan to" → fanta), so that a remark may become a request.
+const HEARD_THING_SIMILARITY: f32 = 0.85;
+/// Most words one replacement takes ("coal a zero" → cola zero).
+const MAX_SPAN: usize = 3;
 /// Most replacements tried per turn (each costs one reading, well under 1 ms).
-const MAX_TRIES: usize = 32;
+const MAX_TRIES: usize = 48;
 /// Verbs tried in place of one heard word.
 const VERBS_PER_WORD: usize = 3;
 
@@ -66,6 +71,17 @@ struct Candidate {
     len: usize,
     target: String,
     similarity: f32,
+    /// The target names a thing of the table (not a verb, a person or nothing).
+    thing: bool,
+}
+
+/// A word or phrase of the table that heard words may be read as.
+struct Target {
+    /// As people write it (`Daniel`, `cola zero`).
+    spoken: String,
+    /// As compared (lower case).
+    word: String,
+    thing: bool,
 }
 
 impl Understanding {
@@ -85,7 +101,8 @@ impl Understanding {
         let vocabulary = table_words(world);
         let words = known_words(self.grammar(), &vocabulary);
         let doubt = Doubt::of(&heard, &vocabulary);
-        let mut candidates = candidates(&tokens, &vocabulary, &words, &doubt, world);
+        let targets = targets(&vocabulary, world);
+        let mut candidates = candidates(&tokens, &targets, &vocabulary, &words, &doubt);
         candidates.sort_by(|a, b| {
             b.similarity
                 .total_cmp(&a.similarity)
@@ -108,8 +125,11 @@ impl Understanding {
             trial.push(candidate);
             let reading = read(&apply(turn.text, &tokens, &trial));
             let score = quality(&reading);
+            let heard_a_thing = trial
+                .iter()
+                .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
             let invents_a_request =
-                reading.act.is_request() && !heard.act.is_request() && !anchored;
+                reading.act.is_request() && !heard.act.is_request() && !anchored && !heard_a_thing;
             if score > best && !invents_a_request {
                 best = score;
                 taken = trial;
@@ -130,10 +150,13 @@ impl Understanding {
 }
 
 /// What of a reading is in doubt: the words of mentions that name nothing at
-/// the table, or the whole turn when no sentence matched.
+/// the table, or, when the turn was not read whole, its strange words.
 struct Doubt {
-    /// No sentence matched: only words unknown to the sentences are in doubt.
+    /// No sentence matched, or the match left words aside (a gap, a clause
+    /// not read): words unknown to the sentences are in doubt.
     unread: bool,
+    /// No sentence matched: a word where a request's verb goes may be one.
+    no_act: bool,
     /// Words of mentions that ground to nothing (none when read in full).
     words: BTreeSet<String>,
 }
@@ -163,16 +186,27 @@ impl Doubt {
             .filter(|w| w.len() >= 3 && !vocabulary.iter().any(|v| v.word == *w))
             .collect();
         Self {
-            unread: reading.act == Act::Unknown,
+            unread: !read_whole(reading),
+            no_act: reading.act == Act::Unknown,
             words,
         }
     }
 }
 
-/// How well a turn was read: a known act first, then mentions that name one
-/// thing or person at the table, less those that name nothing there; last,
-/// how many mentions name nothing.
-fn quality(reading: &Reading) -> (bool, i32, Reverse<usize>) {
+/// Whether a template read the whole turn: a known act, no gap over a word
+/// of the table, no clause or sentence of it left unread.
+fn read_whole(reading: &Reading) -> bool {
+    reading.act != Act::Unknown
+        && !matches!(
+            reading.doubt,
+            Some(ReadingDoubt::Gapped { .. } | ReadingDoubt::UnreadPart { .. })
+        )
+}
+
+/// How well a turn was read: a known act first, then read whole, then mentions
+/// that name one thing or person at the table, less those that name nothing
+/// there; last, how many mentions name nothing.
+fn quality(reading: &Reading) -> (bool, bool, i32, Reverse<usize>) {
     let s = &reading.slots;
     let objects = [&s.object, &s.source, &s.target]
         .into_iter()
@@ -192,7 +226,12 @@ fn quality(reading: &Reading) -> (bool, i32, Reverse<usize>) {
         lacking += usize::from(p.name.is_none());
     }
     score -= 2 * s.unknown_items.len() as i32;
-    (reading.act != Act::Unknown, score, Reverse(lacking))
+    (
+        reading.act != Act::Unknown,
+        read_whole(reading),
+        score,
+        Reverse(lacking),
+    )
 }
 
 fn tokens(text: &str) -> Vec<Token> {
@@ -224,6 +263,8 @@ fn tokens(text: &str) -> Vec<Token> {
 struct Words {
     verbs: BTreeSet<String>,
     openers: BTreeSet<String>,
+    /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
+    recipients: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -247,79 +288,180 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
     known.extend(vocabulary.iter().map(|t| t.word.clone()));
     // What may come before a request's verb: "can you", "could you please" ...
     let openers = grammar.words_of_rules(|name| name == "lead" || name == "can_you");
+    let recipients = grammar
+        .normalize
+        .pronouns
+        .iter()
+        .filter(|(_, whom)| *whom == "speaker" || *whom == "all")
+        .map(|(word, _)| word.clone())
+        .collect();
     Words {
         verbs,
         openers,
+        recipients,
         known,
     }
 }
 
-/// Words and word pairs in doubt that sound like one of the table's words; in
-/// a turn no sentence matched, words unknown to the sentences that sound nearly
-/// like a table word, or, where a request's verb goes (first, or after "can
-/// you" and a name), like one of the sentences' verbs ("force some" → pour some).
-fn candidates(
-    tokens: &[Token],
-    vocabulary: &[TableWord],
-    words: &Words,
-    doubt: &Doubt,
-    world: &World,
-) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    for at in 0..tokens.len() {
-        for len in 1..=2 {
-            let Some(span) = tokens.get(at..at + len) else {
-                continue;
-            };
-            let unknown = span.iter().all(|t| !words.knows(&t.word));
-            let in_doubt = span.iter().all(|t| doubt.words.contains(&t.word));
-            let needed = match (in_doubt, doubt.unread && unknown) {
-                (true, _) => DOUBTFUL_WORD_SIMILARITY,
-                (false, true) => UNREAD_WORD_SIMILARITY,
-                (false, false) => continue,
-            };
-            let heard: Vec<&str> = span.iter().map(|t| t.word.as_str()).collect();
-            let heard = heard.join(" ");
-            let table = vocabulary
-                .iter()
-                .map(|v| (spoken_form(v, world), similarity(&heard, &v.word)))
-                .filter(|(_, s)| *s >= needed)
-                .max_by(|a, b| a.1.total_cmp(&b.1));
-            out.extend(table.map(|(target, similarity)| Candidate {
-                at,
-                len,
-                target,
-                similarity,
-            }));
-            let opens = tokens[..at].iter().all(|t| {
-                words.openers.contains(&t.word)
-                    || vocabulary
-                        .iter()
-                        .any(|v| v.word == t.word && v.role == WordRole::Name)
-            });
-            if at == 0 && len == 1 && doubt.unread && unknown {
-                out.push(Candidate {
-                    at,
-                    len,
-                    target: String::new(),
-                    similarity: UNKNOWN_FIRST_WORD_RANK,
-                });
-            }
-            if len == 1 && doubt.unread && unknown && opens {
-                out.extend(
-                    verbs_like(&heard, words)
-                        .into_iter()
-                        .map(|(target, similarity)| Candidate {
-                            at,
-                            len,
-                            target,
-                            similarity,
-                        }),
-                );
+/// The table's words, and its things' names and contents of more than one
+/// word ("cola zero", "oat milk"), as heard words may be read.
+fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
+    // "free" of "sugar-free" names nothing on its own.
+    let fragments = fragments(world);
+    let mut out: Vec<Target> = vocabulary
+        .iter()
+        .filter(|v| !fragments.contains(&v.word))
+        .map(|v| Target {
+            spoken: spoken_form(v, world),
+            word: v.word.clone(),
+            thing: v.role == WordRole::Thing,
+        })
+        .collect();
+    let mut phrases = BTreeSet::new();
+    for object in world.objects() {
+        phrases.insert(object.name.replace('_', " ").to_lowercase());
+        phrases.extend(object.contains.iter().map(|c| c.to_lowercase()));
+        phrases.extend(object.kind.words.iter().map(|w| w.to_lowercase()));
+    }
+    out.extend(
+        phrases
+            .into_iter()
+            .filter(|p| p.contains(' ') && p.chars().all(|c| c.is_alphabetic() || c == ' '))
+            .map(|p| Target {
+                spoken: p.clone(),
+                word: p,
+                thing: true,
+            }),
+    );
+    out
+}
+
+/// Words of the table that stand only inside a hyphenated word ("sugar-free").
+fn fragments(world: &World) -> BTreeSet<String> {
+    let mut inside = BTreeSet::new();
+    let mut alone = BTreeSet::new();
+    for object in world.objects() {
+        let texts = object
+            .properties
+            .iter()
+            .chain(&object.kind.words)
+            .chain(object.contains.iter());
+        for text in texts {
+            for word in text.split_whitespace() {
+                let word = word.to_lowercase();
+                if word.contains('-') {
+                    inside.extend(word.split('-').map(str::to_string));
+                } else {
+                    alone.insert(word);
+                }
             }
         }
     }
+    inside.retain(|w| !alone.contains(w));
+    inside
+}
+
+/// Spans of up to three words, starting with one in doubt, that sound like
+/// one of the table's words or names ("phantom" → fanta, "coal a zero" → cola
+/// zero); in a turn not read whole, words unknown to the sentences must sound
+/// nearly the same; where a request's verb goes (first, after "can you" and a
+/// name, or right before "me"), like one of the sentences' verbs ("force
+/// some" → pour some, "has me" → pass me).
+fn candidates(
+    tokens: &[Token],
+    targets: &[Target],
+    vocabulary: &[TableWord],
+    words: &Words,
+    doubt: &Doubt,
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for at in 0..tokens.len() {
+        let first = &tokens[at].word;
+        let unknown = !words.knows(first);
+        let needed = if doubt.words.contains(first) {
+            DOUBTFUL_WORD_SIMILARITY
+        } else if doubt.unread && unknown {
+            UNREAD_WORD_SIMILARITY
+        } else {
+            continue;
+        };
+        for len in 1..=MAX_SPAN {
+            let Some(span) = tokens.get(at..at + len) else {
+                continue;
+            };
+            // Beyond its first word a span takes only what may be part of a
+            // misheard name: unknown words or words in doubt, short ones ("fan
+            // to", "coal a zero"), the table's own; never "is all" of "the
+            // sword is all gone".
+            let joins = span[1..].iter().all(|t| {
+                !words.knows(&t.word)
+                    || doubt.words.contains(&t.word)
+                    || t.word.chars().count() <= 2
+                    || vocabulary.iter().any(|v| v.word == t.word)
+            });
+            if !joins {
+                break;
+            }
+            let heard: Vec<&str> = span.iter().map(|t| t.word.as_str()).collect();
+            let heard = heard.join(" ");
+            // On a tie the first target wins (`max_by` keeps the last): a word
+            // before a phrase ("classes": glass, not cola zero).
+            let alike = targets
+                .iter()
+                .rev()
+                .map(|t| (t, similarity(&heard, &t.word)))
+                .filter(|(_, s)| *s >= needed)
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            out.extend(alike.map(|(t, similarity)| Candidate {
+                at,
+                len,
+                target: t.spoken.clone(),
+                similarity,
+                thing: t.thing,
+            }));
+        }
+        if !(doubt.unread && unknown) {
+            continue;
+        }
+        if at == 0 {
+            out.push(Candidate {
+                at,
+                len: 1,
+                target: String::new(),
+                similarity: UNKNOWN_FIRST_WORD_RANK,
+                thing: false,
+            });
+        }
+        if doubt.no_act && verb_goes_at(tokens, at, vocabulary, words) {
+            out.extend(
+                verbs_like(first, words)
+                    .into_iter()
+                    .map(|(target, similarity)| Candidate {
+                        at,
+                        len: 1,
+                        target,
+                        similarity,
+                        thing: false,
+                    }),
+            );
+        }
+    }
     out
+}
+
+/// Whether a request's verb may stand at token `at`: first, after openers
+/// ("can you", "please") and names, or right before "me" or "us".
+fn verb_goes_at(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
+    let opens = tokens[..at].iter().all(|t| {
+        words.openers.contains(&t.word)
+            || vocabulary
+                .iter()
+                .any(|v| v.word == t.word && v.role == WordRole::Name)
+    });
+    let before_me = tokens
+        .get(at + 1)
+        .is_some_and(|t| words.recipients.contains(&t.word));
+    opens || before_me
 }
 
 /// The sentences' verbs that `heard` sounds most like, when alike enough.
@@ -407,6 +549,78 @@ mod tests {
         assert!(c.corrections.is_empty(), "{:?}", c.corrections);
     }
 
+    /// Reads a corrected text as the stage would.
+    fn act_of(scene: &str, speaker: &str, listener: &str, text: &str) -> Act {
+        let world = crate::twin::scene::load(scene).unwrap();
+        let stage = crate::language::Language::english()
+            .unwrap()
+            .understanding()
+            .clone();
+        stage
+            .read(
+                &world,
+                &Utterance {
+                    speaker,
+                    listener,
+                    text,
+                },
+            )
+            .act
+    }
+
+    #[test]
+    fn a_name_of_several_words_is_heard_across_words_the_sentences_know() {
+        // A gapped match had read "some coal" as the cola and skipped "yourself":
+        // the robot poured for the speaker, not for Daniel.
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Daniel pour yourself some coal a zero. There's plenty.",
+        );
+        assert!(c.text.contains("some cola zero."), "{c:?}");
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Pass me the fan to then, more for me.",
+        );
+        assert!(c.text.starts_with("Pass me the fanta then"), "{c:?}");
+    }
+
+    #[test]
+    fn a_span_never_swallows_words_the_sentences_know() {
+        let c = correct("dinner", "Felix", "Daniel", "The sword is all gone.");
+        assert_eq!(c.text, "The soda is all gone.", "{c:?}");
+    }
+
+    #[test]
+    fn a_clause_with_a_strange_word_is_not_left_aside() {
+        // "sure there is, a bottle of red": the bottle is a claim, not a request.
+        let c = correct(
+            "dinner",
+            "Felix",
+            "Daniel",
+            "Chir there is, a bottle of red.",
+        );
+        assert_eq!(
+            act_of("dinner", "Felix", "Daniel", &c.text),
+            Act::StateInventory,
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_misheard_verb_right_before_me_is_read_as_a_verb() {
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Hm, two sweet pasts me the cola zero as well.",
+        );
+        assert!(c.text.contains("pass me the cola zero"), "{c:?}");
+    }
+
     #[test]
     fn tokens_keep_their_places() {
         let t = tokens("Then you'll, pass the 'mud'!");
@@ -459,10 +673,21 @@ mod tests {
             "There's plenty of milk, look, and oatmilk too.",
             "I'm off dairy since last week, doctors' hoarders.",
             "I'm trying to cut down on sugar this month.",
+            // Words near a drink's name in remarks that ask nothing.
+            "I'm a big fan too, of that band.",
+            "The fan is too loud, can you turn it off?",
+            "Call a taxi for me later, would you?",
         ] {
             let c = correct("softdrinks", "Felix", "Daniel", text);
             assert_eq!(c.text, text, "{:?}", c.corrections);
         }
+    }
+
+    #[test]
+    fn a_part_of_a_hyphenated_word_names_nothing() {
+        // "free" of "sugar-free" names nothing on its own.
+        let c = correct("softdrinks", "Felix", "Daniel", "I could use a brick tube.");
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod normalize;
 pub mod reading;
 pub mod template;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub use grammar::{Grammar, GrammarError};
@@ -157,13 +158,16 @@ impl Understanding {
         let mut best: Option<(Score, Reading)> = None;
         // Per sentence: its words, and whether the whole or a clause of it was read.
         let mut sentences: Vec<(String, bool)> = Vec::new();
+        // Clauses no template read, of sentences not read whole.
+        let mut clauses = Clauses::default();
         // Objects named by sentences no template read, with the sentence.
         let mut introduced: Vec<(usize, String)> = Vec::new();
         for variants in &parts {
             let Some(first) = variants.first() else {
                 continue;
             };
-            if sentences.len() <= first.sentence {
+            let whole = sentences.len() <= first.sentence;
+            if whole {
                 sentences.resize(first.sentence + 1, (String::new(), false));
                 sentences[first.sentence].0 = variants
                     .last()
@@ -186,11 +190,22 @@ impl Understanding {
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                 }
+                clauses.read(first.sentence, whole);
                 sentences[first.sentence].1 = true;
             } else if let Some(named) = self.named_in(lexicon, &context, variants) {
                 // "See the little glass by Ana? Fill that one ...": the one just named.
                 context.referent = Some(named.clone());
                 introduced.push((first.sentence, named));
+            } else if !whole {
+                let words = variants.last().map_or(&[][..], |w| &w.words[..]);
+                let strange = words.iter().any(|w| {
+                    w.chars().all(char::is_alphabetic)
+                        && !self.grammar.words.contains(w)
+                        && !lexicon.names_table(w)
+                });
+                if strange {
+                    clauses.unread(first.sentence, words.join(" "));
+                }
             }
         }
         // A sentence that only named what "that one" then meant was read through it.
@@ -203,10 +218,13 @@ impl Understanding {
         }
         // A sentence not read that names nothing at the table ("the worst.")
         // cannot change what the turn asks.
-        let unread = sentences.into_iter().find_map(|(text, read)| {
-            let names = text.split(' ').any(|w| lexicon.names_table(w));
-            (!read && names).then_some(text)
-        });
+        let unread = sentences
+            .into_iter()
+            .find_map(|(text, read)| {
+                let names = text.split(' ').any(|w| lexicon.names_table(w));
+                (!read && names).then_some(text)
+            })
+            .or_else(|| clauses.strange_beside_a_read_one());
         let reading = match best {
             Some((_, mut reading)) => {
                 reading.doubt = doubt_of(&reading, unread);
@@ -309,6 +327,40 @@ impl Understanding {
             best = Some((score, reading));
         }
         best
+    }
+}
+
+/// The clauses of a turn's sentences that no template read although another
+/// clause of the same sentence was, and that hold a word neither the sentences
+/// nor the table know ("chir there is, a bottle of red": a misheard "sure"
+/// turns the bottle from a claim into a request).
+#[derive(Default)]
+struct Clauses {
+    /// Sentences read whole, and sentences of which a clause was read.
+    whole: BTreeSet<usize>,
+    clause: BTreeSet<usize>,
+    /// Unread clauses with a strange word: sentence and words.
+    strange: Vec<(usize, String)>,
+}
+
+impl Clauses {
+    fn read(&mut self, sentence: usize, whole: bool) {
+        if whole {
+            self.whole.insert(sentence);
+        } else {
+            self.clause.insert(sentence);
+        }
+    }
+
+    fn unread(&mut self, sentence: usize, words: String) {
+        self.strange.push((sentence, words));
+    }
+
+    /// The first strange clause left unread beside a clause that was read.
+    fn strange_beside_a_read_one(self) -> Option<String> {
+        self.strange.into_iter().find_map(|(sentence, words)| {
+            (self.clause.contains(&sentence) && !self.whole.contains(&sentence)).then_some(words)
+        })
     }
 }
 

@@ -243,7 +243,8 @@ pub enum Doubt {
         /// The first skipped word that names something at the table.
         word: String,
     },
-    /// Another sentence of the turn, naming something at the table, matched nothing.
+    /// Another part of the turn matched nothing: a sentence naming something at
+    /// the table, or a clause beside the one read with a word nobody knows.
     UnreadPart {
         /// That part's words.
         part: String,

@@ -587,6 +587,16 @@ fn why_a_reading_is_not_sure() {
         ),
         Some(Doubt::UnreadPart { .. })
     ));
+    // A clause beside the one read, with a word nobody knows (a misheard "sure").
+    assert!(matches!(
+        doubt("dinner", "chir there is, a bottle of red"),
+        Some(Doubt::UnreadPart { .. })
+    ));
+    // A clause of known words beside it leaves the reading sure.
+    assert_eq!(
+        doubt("softdrinks", "ok, could you hand me the red glass"),
+        None
+    );
     assert!(matches!(
         doubt("softdrinks", "could you hand me the bubbly"),
         Some(Doubt::Lacking { .. })
