@@ -59,7 +59,7 @@ impl Default for DaemonSettings {
             token_env: "ATTENTIVE_API_TOKEN".into(),
             max_body_bytes: 64 * 1024,
             shutdown_timeout_s: 5.0,
-            listening_pause_ms: 150,
+            listening_pause_ms: 100,
             joints_hz: 20.0,
             three_dir: PathBuf::from("/usr/share/javascript/three"),
         }

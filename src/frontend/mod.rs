@@ -346,7 +346,12 @@ impl<T: Transcriber> FrontEnd<T> {
 
     /// The state of one run over a source: its format, the localiser, the VAD.
     fn open_stream(&self, rate: u32, channels: usize, options: &Listening<'_>) -> Stream {
-        let mut segmenter = Segmenter::new(self.settings.vad.clone());
+        let mut vad = self.settings.vad.clone();
+        // Recognition holds the stream up: the pause cue comes first.
+        if let Some(ms) = options.pause_ms {
+            vad.recognise_after_ms = vad.recognise_after_ms.max(ms);
+        }
+        let mut segmenter = Segmenter::new(vad);
         if options.complete.is_some() {
             segmenter = segmenter.with_early_end();
         }

@@ -57,7 +57,7 @@ pub struct VadSettings {
     /// Silence in ms after which the words so far are recognised for the early
     /// end, so that recognition runs while the silence goes on and the turn can
     /// end as soon as `early_end_ms` is reached. At least the ~100 ms of audio
-    /// kept after speech, at most `early_end_ms`.
+    /// kept after speech and the `listening` cue's pause, at most `early_end_ms`.
     pub recognise_after_ms: u32,
     /// Longest utterance in seconds; longer speech is cut (whisper's window is 30 s).
     pub max_utterance_s: f32,
