@@ -8,6 +8,7 @@ use serde_json::json;
 use super::statement;
 use super::tools;
 use super::turn::Turn;
+use crate::language::Phrasebook;
 use crate::twin::actions::off_the_runtime;
 use crate::twin::grounding::{self, Addressee, Grounding};
 use crate::twin::Twin;
@@ -36,15 +37,16 @@ enum Listener {
 /// the steps that would help, or says that nothing is needed.
 pub fn note(
     twin: &mut Twin,
-    grammar: &Grammar,
+    language: (&Grammar, &Phrasebook),
     turn: &Turn,
     reading: &Reading,
     plan: bool,
 ) -> Option<SituationNote> {
+    let (grammar, speech) = language;
     let world = &twin.world;
     let speaker = match grounding::person(world, &turn.speaker) {
         Grounding::Resolved(id) => world.person(id).name.clone(),
-        _ => "someone".to_string(),
+        _ => speech.word("note.someone").to_string(),
     };
     let listener = match grounding::addressee(world, &turn.listener) {
         Grounding::Resolved(Addressee::Robot) => Listener::Robot,
@@ -54,26 +56,29 @@ pub fn note(
         _ => Listener::Group,
     };
     let asked = match &listener {
-        Listener::Robot => "you".to_string(),
+        Listener::Robot => speech.word("note.you").to_string(),
         Listener::Person(name) => name.clone(),
-        Listener::Group => "everyone".to_string(),
+        Listener::Group => speech.word("note.everyone").to_string(),
     };
-    if let Some(verdict) = statement::verdict(world, grammar, &speaker, reading) {
+    if let Some(verdict) = statement::verdict(world, (grammar, speech), &speaker, reading) {
         return Some(SituationNote {
             text: verdict,
             checked: None,
         });
     }
-    let Some(what) = asked_for(reading, &speaker) else {
+    let Some(what) = asked_for(reading, &speaker, speech) else {
         return plan
-            .then(|| between_people(reading, &speaker, &listener))
+            .then(|| between_people(reading, &speaker, &listener, speech))
             .flatten();
     };
-    let mut sentences = vec![format!("{speaker} asks {asked} {what}.")];
+    let mut sentences = vec![speech.say(
+        "note.asks",
+        &[("speaker", &speaker), ("listener", &asked), ("what", &what)],
+    )];
     let object = match reading.referent() {
         Some(object) => object.to_string(),
         None => {
-            if let Some(unclear) = unclear_object(reading) {
+            if let Some(unclear) = unclear_object(reading, speech) {
                 sentences.push(unclear);
             }
             return Some(SituationNote {
@@ -98,7 +103,7 @@ pub fn note(
                 &json!({"person_name": name, "object_name": object}),
             );
             if check.ok {
-                hindered = Some(reasons(&check.facts));
+                hindered = Some(reasons(&check.facts, speech));
                 sentences.push(check.text);
                 checked = Some(name.clone());
             }
@@ -138,7 +143,7 @@ pub fn note(
             robot_reaches: robot_reaches.unwrap_or(false),
             action: action_call(&twin.world, reading, &speaker, &object),
         };
-        sentences.push(step.advice(&twin.world.robot.name));
+        sentences.push(step.advice(&twin.world.robot.name, speech));
     }
     Some(SituationNote {
         text: sentences.join(" "),
@@ -149,7 +154,12 @@ pub fn note(
 /// With `plan`: a turn between people that asks nothing (small talk, thanks,
 /// a turn not understood) needs nothing of the robot. Statements are left to
 /// the LLM, which may have to correct them.
-fn between_people(reading: &Reading, speaker: &str, listener: &Listener) -> Option<SituationNote> {
+fn between_people(
+    reading: &Reading,
+    speaker: &str,
+    listener: &Listener,
+    speech: &Phrasebook,
+) -> Option<SituationNote> {
     let Listener::Person(name) = listener else {
         return None;
     };
@@ -158,23 +168,25 @@ fn between_people(reading: &Reading, speaker: &str, listener: &Listener) -> Opti
         Act::Thanks | Act::Greeting | Act::Farewell | Act::Refuse | Act::Unknown
     );
     social.then(|| SituationNote {
-        text: format!(
-            "{speaker} talks to {name}; nothing is asked of you. What would help: nothing; do not speak or act, only call stop."
+        text: speech.say(
+            "note.between_people",
+            &[("speaker", speaker), ("person", name)],
         ),
         checked: None,
     })
 }
 
 /// The listener's hindrances as the check found them (empty: nothing hinders).
-fn reasons(facts: &serde_json::Value) -> Vec<&'static str> {
+fn reasons(facts: &serde_json::Value, speech: &Phrasebook) -> Vec<String> {
     let flag = |key: &str| facts.get(key).and_then(serde_json::Value::as_bool);
     [
-        (flag("busy") == Some(true)).then_some("is busy"),
-        (flag("visible") == Some(false)).then_some("cannot see it"),
-        (flag("reachable") == Some(false)).then_some("cannot reach it"),
+        (flag("busy") == Some(true)).then_some("note.busy"),
+        (flag("visible") == Some(false)).then_some("note.cannot_see"),
+        (flag("reachable") == Some(false)).then_some("note.cannot_reach"),
     ]
     .into_iter()
     .flatten()
+    .map(|key| speech.word(key).to_string())
     .collect()
 }
 
@@ -234,97 +246,123 @@ fn action_call(
 struct Step<'a> {
     speaker: &'a str,
     listener: &'a Listener,
-    hindered: Option<&'a Vec<&'static str>>,
+    hindered: Option<&'a Vec<String>>,
     robot_reaches: bool,
     action: Option<String>,
 }
 
 impl Step<'_> {
     /// The steps that would help, or that nothing is needed.
-    fn advice(&self, robot: &str) -> String {
-        let speaker = self.speaker;
+    fn advice(&self, robot: &str, speech: &Phrasebook) -> String {
+        let speaker = ("speaker", self.speaker);
+        let action = self.action.as_deref().filter(|_| self.robot_reaches);
         if let (Listener::Person(name), Some(reasons)) = (self.listener, self.hindered) {
             if reasons.is_empty() {
-                return format!(
-                    "What would help: nothing; {name} can do it. Do not speak or act; only call stop."
-                );
+                return speech.say("note.nothing_needed", &[("person", name)]);
             }
-            let why = format!("{name} {}", reasons.join(" and "));
-            return match (&self.action, self.robot_reaches) {
-                (Some(action), true) => format!(
-                    "What would help: speak to {speaker} and say that you help because {why}; then {action}; then stop."
+            let why = speech.say(
+                "help.hindered",
+                &[
+                    ("person", name),
+                    ("reasons", &reasons.join(speech.word("words.and"))),
+                ],
+            );
+            return match action {
+                Some(action) => speech.say(
+                    "note.help_because",
+                    &[speaker, ("why", &why), ("action", action)],
                 ),
-                _ => format!(
-                    "What would help: speak to {speaker} and say that {why} and that {robot} cannot do it either; then stop."
+                None => speech.say(
+                    "note.cannot_either",
+                    &[speaker, ("why", &why), ("robot", robot)],
                 ),
             };
         }
-        match (&self.action, self.robot_reaches) {
-            (Some(action), true) => format!(
-                "What would help: speak to {speaker} and say what you will do; then {action}; then stop."
-            ),
-            _ => format!("What would help: speak to {speaker} and say why you cannot do it; then stop."),
+        match action {
+            Some(action) => speech.say("note.will_do", &[speaker, ("action", action)]),
+            None => speech.say("note.cannot", &[speaker]),
         }
     }
 }
 
 /// "for red_glass", "to pour cola_bottle into blue_glass", "where red_glass is":
 /// what the reading asks, after "Felix asks Daniel".
-fn asked_for(reading: &Reading, speaker: &str) -> Option<String> {
+fn asked_for(reading: &Reading, speaker: &str, speech: &Phrasebook) -> Option<String> {
     let slots = &reading.slots;
-    let said = |m: Option<&ObjectMention>| m.map(mention).unwrap_or_else(|| "something".into());
+    let said = |m: Option<&ObjectMention>| {
+        m.map(|m| mention(m, speech))
+            .unwrap_or_else(|| speech.word("note.something").to_string())
+    };
     let person = |m: &Option<crate::understanding::PersonMention>| {
         m.as_ref()
             .and_then(|p| p.name.clone())
             .unwrap_or_else(|| speaker.to_string())
     };
     let object = said(reading.main_object());
+    let about = |key: &str| speech.say(key, &[("object", &object)]);
+    let to = |key: &str, whom: &str| speech.say(key, &[("object", &object), ("person", whom)]);
     Some(match reading.act {
         Act::Give => {
-            let to = person(&slots.recipient);
-            if to == speaker {
-                format!("for {object}")
+            let whom = person(&slots.recipient);
+            if whom == speaker {
+                about("note.for")
             } else {
-                format!("to give {object} to {to}")
+                to("note.give_to", &whom)
             }
         }
-        Act::MoveTo => format!("to move {object} to {}", person(&slots.recipient)),
-        Act::MoveAway => format!(
-            "to move {object} away from {}",
-            person(&slots.person.clone().or(slots.recipient.clone()))
+        Act::MoveTo => to("note.move_to", &person(&slots.recipient)),
+        Act::MoveAway => to(
+            "note.move_away",
+            &person(&slots.person.clone().or(slots.recipient.clone())),
         ),
-        Act::Pour => format!(
-            "to pour {} into {}",
-            said(slots.source.as_ref().or(slots.object.as_ref())),
-            said(slots.target.as_ref())
+        Act::Pour => speech.say(
+            "note.pour",
+            &[
+                (
+                    "source",
+                    &said(slots.source.as_ref().or(slots.object.as_ref())),
+                ),
+                ("target", &said(slots.target.as_ref())),
+            ],
         ),
-        Act::PourSame => format!("to pour the same into {}", said(slots.target.as_ref())),
-        Act::AskWhere => format!("where {object} is"),
-        Act::AskWhoHas => format!("who has {object}"),
-        Act::AskContents => format!("what {object} holds"),
-        Act::AskHave => format!("whether there is {object}"),
-        Act::AskInventory => "what there is on the table".to_string(),
+        Act::PourSame => speech.say(
+            "note.pour_same",
+            &[("target", &said(slots.target.as_ref()))],
+        ),
+        Act::AskWhere => about("note.where"),
+        Act::AskWhoHas => about("note.who_has"),
+        Act::AskContents => about("note.contents"),
+        Act::AskHave => about("note.have"),
+        Act::AskInventory => speech.word("note.inventory").to_string(),
         _ => return None,
     })
 }
 
 /// An object as the note names it: the scene's name, or the candidates.
-fn mention(m: &ObjectMention) -> String {
+fn mention(m: &ObjectMention, speech: &Phrasebook) -> String {
     match m.candidates.as_slice() {
         [one] => one.clone(),
-        [] => format!("\"{}\"", m.said),
-        many => format!("\"{}\" ({})", m.said, many.join(" or ")),
+        [] => speech.say("note.said", &[("said", &m.said)]),
+        many => speech.say(
+            "note.said_candidates",
+            &[
+                ("said", &m.said),
+                ("candidates", &many.join(speech.word("words.or"))),
+            ],
+        ),
     }
 }
 
 /// A sentence saying which object is unclear, when the reading has several candidates.
-fn unclear_object(reading: &Reading) -> Option<String> {
+fn unclear_object(reading: &Reading, speech: &Phrasebook) -> Option<String> {
     let m = reading.main_object()?;
     (m.candidates.len() > 1).then(|| {
-        format!(
-            "It is not clear which object \"{}\" means: {}.",
-            m.said,
-            m.candidates.join(" or ")
+        speech.say(
+            "note.unclear",
+            &[
+                ("said", &m.said),
+                ("candidates", &m.candidates.join(speech.word("words.or"))),
+            ],
         )
     })
 }
@@ -343,8 +381,15 @@ mod tests {
             .expect("sentences")
             .understanding()
             .clone();
+        let english = crate::language::Language::english().expect("english");
         let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
-        note(twin, stage.grammar(), &turn, &reading, plan)
+        note(
+            twin,
+            (stage.grammar(), english.speech()),
+            &turn,
+            &reading,
+            plan,
+        )
     }
 
     #[test]
@@ -432,6 +477,50 @@ mod tests {
                 true
             ),
             None
+        );
+    }
+
+    #[test]
+    fn the_note_is_written_in_the_language_of_the_table() {
+        let german = crate::language::Language::find("de").expect("german");
+        let mut twin = Twin::load("softdrinks").expect("scene");
+        let turn = Turn::parse("Felix said to Daniel: Daniel, gibst du mir mal das rote Glas?")
+            .expect("turn");
+        let stage = german.understanding();
+        let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
+        let help = note(
+            &mut twin,
+            (stage.grammar(), german.speech()),
+            &turn,
+            &reading,
+            true,
+        )
+        .expect("a note");
+        assert!(
+            help.text.starts_with("Felix bittet Daniel um red_glass."),
+            "{}",
+            help.text
+        );
+        assert!(
+            help.text.contains("Was helfen würde: sprich zu Felix und sag, dass du hilfst, und warum: Daniel kann es nicht erreichen"),
+            "{}",
+            help.text
+        );
+        let statement =
+            Turn::parse("Felix said to Daniel: es gibt keine Fanta mehr").expect("turn");
+        let reading = stage.read_in_dialogue(&twin.world, &[], &statement.utterance());
+        let verdict = note(
+            &mut twin,
+            (stage.grammar(), german.speech()),
+            &statement,
+            &reading,
+            true,
+        )
+        .expect("a verdict");
+        assert!(
+            verdict.text.contains("die Aussage ist falsch"),
+            "{}",
+            verdict.text
         );
     }
 

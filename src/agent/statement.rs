@@ -4,6 +4,7 @@
 //! on a remark between people that is true, and knows what to correct when it
 //! is not.
 
+use crate::language::Phrasebook;
 use crate::twin::grounding::object_words;
 use crate::twin::World;
 use crate::understanding::grammar::Grammar;
@@ -13,20 +14,22 @@ use crate::understanding::{Act, ObjectMention, Reading};
 /// a statement about the table.
 pub fn verdict(
     world: &World,
-    grammar: &Grammar,
+    language: (&Grammar, &Phrasebook),
     speaker: &str,
     reading: &Reading,
 ) -> Option<String> {
+    let (grammar, speech) = language;
     let (claim, wrong) = match reading.act {
-        Act::StateAbsent => absent(world, grammar, reading)?,
-        Act::StateInventory => inventory(world, reading)?,
-        Act::StateContents => contents(world, reading)?,
-        Act::StateCount => count(reading)?,
+        Act::StateAbsent => absent(world, grammar, speech, reading)?,
+        Act::StateInventory => inventory(world, speech, reading)?,
+        Act::StateContents => contents(world, speech, reading)?,
+        Act::StateCount => count(speech, reading)?,
         _ => return None,
     };
+    let (speaker, claim) = (("speaker", speaker), ("claim", claim.as_str()));
     Some(match wrong {
-        Some(fact) => format!("{speaker} says {claim}; {fact}: the statement is wrong."),
-        None => format!("{speaker} says {claim}; the twin agrees: the statement is right, nothing needs correcting."),
+        Some(fact) => speech.say("note.statement_wrong", &[speaker, claim, ("fact", &fact)]),
+        None => speech.say("note.statement_right", &[speaker, claim]),
     })
 }
 
@@ -34,7 +37,13 @@ pub fn verdict(
 type Checked = (String, Option<String>);
 
 /// "There is no milk": wrong when a candidate is on the table.
-fn absent(world: &World, grammar: &Grammar, reading: &Reading) -> Option<Checked> {
+fn absent(
+    world: &World,
+    grammar: &Grammar,
+    speech: &Phrasebook,
+    reading: &Reading,
+) -> Option<Checked> {
+    let comma = speech.word("words.list_comma");
     let Some(mention) = reading.slots.object.as_ref() else {
         let filter_name = reading.slots.filter.as_deref()?;
         let filter = grammar.filters.get(filter_name)?;
@@ -42,38 +51,41 @@ fn absent(world: &World, grammar: &Grammar, reading: &Reading) -> Option<Checked
             .objects()
             .iter()
             .filter(|o| o.contains.is_some() && filter.admits(&object_words(o)))
-            .map(|o| held(&o.name, o.contains.as_deref()))
+            .map(|o| held(&o.name, o.contains.as_deref(), speech))
             .collect();
-        let claim = format!("there is nothing {}", filter.say);
-        return Some((claim, (!fitting.is_empty()).then(|| fitting.join(", "))));
+        let claim = speech.say("note.claim_nothing", &[("filter", &filter.say)]);
+        return Some((claim, (!fitting.is_empty()).then(|| fitting.join(comma))));
     };
-    let claim = format!("there is no {}", mention.said);
+    let claim = speech.say("note.claim_none", &[("thing", &mention.said)]);
     let present = present(world, mention);
     let fact = present
         .iter()
         .find(|(_, liquid)| liquid.is_some())
         .or(present.first())
-        .map(|(name, liquid)| held(name, liquid.as_deref()));
+        .map(|(name, liquid)| held(name, liquid.as_deref(), speech));
     Some((claim, fact))
 }
 
 /// "We only have fanta", "there is cola and lemonade": wrong when a thing
 /// named is not here, or a complete list leaves a drink out.
-fn inventory(world: &World, reading: &Reading) -> Option<Checked> {
+fn inventory(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
+    let comma = speech.word("words.list_comma");
     let slots = &reading.slots;
     let mut said: Vec<String> = slots.items.iter().map(|m| m.said.clone()).collect();
     said.extend(slots.unknown_items.iter().cloned());
     if said.is_empty() {
         return None;
     }
-    let only = if slots.only { "only " } else { "" };
-    let claim = format!("there is {only}{}", said.join(" and "));
+    let claimed = if slots.only {
+        "note.claim_only"
+    } else {
+        "note.claim_there_is"
+    };
+    let claim = speech.say(claimed, &[("things", &said.join(speech.word("words.and")))]);
     let mut facts = Vec::new();
     if !slots.unknown_items.is_empty() {
-        facts.push(format!(
-            "the table has no {}",
-            slots.unknown_items.join(" and no ")
-        ));
+        let lacking = slots.unknown_items.join(speech.word("note.and_no"));
+        facts.push(speech.say("note.table_lacks", &[("thing", &lacking)]));
     }
     let complete = slots.only || said.len() >= 2;
     let named: Vec<&str> = slots
@@ -86,10 +98,10 @@ fn inventory(world: &World, reading: &Reading) -> Option<Checked> {
         .iter()
         .filter(|o| o.contains.is_some() && !named.contains(&o.name.as_str()))
         .filter(|o| !said_liquid(world, &named, o.contains.as_deref()))
-        .map(|o| held(&o.name, o.contains.as_deref()))
+        .map(|o| held(&o.name, o.contains.as_deref(), speech))
         .collect();
     if complete && !left_out.is_empty() {
-        facts.push(format!("there is also {}", left_out.join(", ")));
+        facts.push(speech.say("note.also", &[("things", &left_out.join(comma))]));
     }
     Some((claim, (!facts.is_empty()).then(|| facts.join("; "))))
 }
@@ -104,31 +116,46 @@ fn said_liquid(world: &World, named: &[&str], liquid: Option<&str>) -> bool {
 }
 
 /// "Both glasses are full": wrong for each one that is not.
-fn contents(world: &World, reading: &Reading) -> Option<Checked> {
+fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     let mention = reading.slots.object.as_ref()?;
     let full = reading.slots.fill.as_deref() == Some("full");
-    let state = if full { "full" } else { "empty" };
-    let claim = format!("{} is {state}", mention.said);
+    let claimed = if full {
+        "note.claim_full"
+    } else {
+        "note.claim_empty"
+    };
+    let claim = speech.say(claimed, &[("object", &mention.said)]);
     let wrong: Vec<String> = present(world, mention)
         .into_iter()
         .filter(|(_, liquid)| liquid.is_some() != full)
         .map(|(name, liquid)| match liquid {
-            Some(_) => held(&name, liquid.as_deref()),
-            None => format!("{name} is empty"),
+            Some(_) => held(&name, liquid.as_deref(), speech),
+            None => speech.say("note.is_empty", &[("object", &name)]),
         })
         .collect();
-    Some((claim, (!wrong.is_empty()).then(|| wrong.join(", "))))
+    let comma = speech.word("words.list_comma");
+    Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))))
 }
 
 /// "We've got three mugs": wrong when the table has another number of them.
-fn count(reading: &Reading) -> Option<Checked> {
+fn count(speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     let mention = reading.slots.object.as_ref()?;
     let claimed: usize = reading.slots.count.as_deref()?.parse().ok()?;
     let every = mention.every_fitting();
-    let claim = format!("there are {claimed} of {}", mention.said);
+    let thing = ("thing", mention.said.as_str());
+    let claim = speech.say(
+        "note.claim_count",
+        &[("number", &claimed.to_string()), thing],
+    );
     let fact = (every.len() != claimed).then(|| match every {
-        [] => format!("the table has no {}", mention.said),
-        names => format!("the table has {}: {}", names.len(), names.join(", ")),
+        [] => speech.say("note.table_lacks", &[thing]),
+        names => speech.say(
+            "note.table_has",
+            &[
+                ("number", &names.len().to_string()),
+                ("objects", &names.join(speech.word("words.list_comma"))),
+            ],
+        ),
     });
     Some((claim, fact))
 }
@@ -147,10 +174,10 @@ fn present(world: &World, mention: &ObjectMention) -> Vec<(String, Option<String
 }
 
 /// "milk_bottle holds milk", "cup_1 is here".
-fn held(name: &str, liquid: Option<&str>) -> String {
+fn held(name: &str, liquid: Option<&str>, speech: &Phrasebook) -> String {
     match liquid {
-        Some(liquid) => format!("{name} holds {liquid}"),
-        None => format!("{name} is here"),
+        Some(liquid) => speech.say("note.holds", &[("object", name), ("liquid", liquid)]),
+        None => speech.say("note.is_here", &[("object", name)]),
     }
 }
 
@@ -171,7 +198,13 @@ mod tests {
             text,
         };
         let reading = stage.read(&world, &turn);
-        verdict(&world, stage.grammar(), "Felix", &reading)
+        let english = crate::language::Language::english().expect("english");
+        verdict(
+            &world,
+            (stage.grammar(), english.speech()),
+            "Felix",
+            &reading,
+        )
     }
 
     #[test]

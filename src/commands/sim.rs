@@ -286,7 +286,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         settings.agent_settings(),
         settings.guards.clone(),
     )
-    .with_understanding(language.understanding().clone())
+    .with_language(&language)
     // The arms move in time, as beside a robot (`sim.time_scale`; 0 = at once).
     .with_executor(Box::new(SimulatedRobot::new(settings.sim.pace())));
     if let Some(local) = local_first(&brain, &twin.world, &language) {

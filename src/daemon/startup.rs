@@ -64,7 +64,7 @@ pub fn brain(
         settings.agent_settings(),
         settings.guards.clone(),
     )
-    .with_understanding(language.understanding().clone());
+    .with_language(&language);
     if settings.llm.uses_name_enums() {
         agent = agent.with_scene_names(&twin.world);
     }

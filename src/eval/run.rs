@@ -454,7 +454,7 @@ impl Runner<'_> {
                 self.agent.clone(),
                 self.guards.clone(),
             )
-            .with_understanding(language.understanding().clone());
+            .with_language(&language);
             let agent = if self.local_first {
                 agent.with_local_first(Box::new(RulesBrain::new(&episode.world, &language)))
             } else {

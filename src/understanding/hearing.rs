@@ -685,8 +685,16 @@ mod tests {
 
     #[test]
     fn a_part_of_a_hyphenated_word_names_nothing() {
-        // "free" of "sugar-free" names nothing on its own.
+        // "free" of "sugar-free" names nothing on its own ("brick" sounds
+        // as much like "free" as like "drink").
         let c = correct("softdrinks", "Felix", "Daniel", "I could use a brick tube.");
+        assert!(c.corrections.iter().all(|x| x.read_as != "free"), "{c:?}");
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Is there anything free of sugar?",
+        );
         assert!(c.corrections.is_empty(), "{c:?}");
     }
 

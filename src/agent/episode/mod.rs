@@ -100,6 +100,8 @@ pub struct Agent {
     executor: Box<dyn Executor>,
     /// Reads each turn for the `understood` event (`None`: no reading).
     understanding: Option<Understanding>,
+    /// The language's sentences for the situation note (`None`: no note).
+    speech: Option<Arc<crate::language::Phrasebook>>,
     /// Memory across sessions (`None`: off; its tools are not offered).
     memory: Option<Remembering>,
     /// This turn's block about the people present, from memory.
@@ -163,6 +165,7 @@ impl Agent {
             mouth: None,
             executor: Box::new(SimulationExecutor),
             understanding: None,
+            speech: None,
             memory: None,
             memory_block: None,
             local: None,
@@ -257,11 +260,17 @@ impl Agent {
         self
     }
 
+    /// Reads turns in `language` and writes the situation note in it.
+    pub fn with_language(mut self, language: &crate::language::Language) -> Self {
+        self.speech = Some(language.speech().clone());
+        self.with_understanding(language.understanding().clone())
+    }
+
     /// Reads turns with the shipped English sentences; a sentence file that does
     /// not load is one warning in the log, and the agent runs without readings.
     pub fn with_shipped_understanding(self) -> Self {
         match crate::language::Language::english() {
-            Ok(english) => self.with_understanding(english.understanding().clone()),
+            Ok(english) => self.with_language(&english),
             Err(error) => {
                 tracing::warn!("no understanding stage: {error}");
                 self
@@ -482,16 +491,17 @@ impl Agent {
         let mut content = self.turn_message(turn, twin);
         let local = route.as_ref().is_some_and(|r| r.path == Path::Local);
         let grammar = self.understanding.as_ref().map(Understanding::grammar);
+        let language = grammar.zip(self.speech.as_deref());
         let situation = match (
             &reading,
-            grammar,
+            language,
             self.settings.situation.unwrap_or_default(),
         ) {
             (Some(_), _, Situation::Off) | (None, _, _) | (_, None, _) => None,
             // The rules brain asks the twin itself.
             _ if local || !self.backend.reads_notes() => None,
-            (Some(reading), Some(grammar), wanted) => {
-                situation::note(twin, grammar, turn, reading, wanted == Situation::Plan)
+            (Some(reading), Some(language), wanted) => {
+                situation::note(twin, language, turn, reading, wanted == Situation::Plan)
             }
         };
         if let Some(note) = &situation {
