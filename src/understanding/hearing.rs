@@ -326,7 +326,10 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
     out.extend(
         phrases
             .into_iter()
-            .filter(|p| p.contains(' ') && p.chars().all(|c| c.is_alphabetic() || c == ' '))
+            // Only names made of the table's words: never toward a word it lacks.
+            .filter(|p| {
+                p.contains(' ') && p.split(' ').all(|w| vocabulary.iter().any(|v| v.word == w))
+            })
             .map(|p| Target {
                 spoken: p.clone(),
                 word: p,
