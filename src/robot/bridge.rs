@@ -600,6 +600,15 @@ impl Actuators for RobotBridge {
 }
 
 impl Executor for RobotBridge {
+    fn settling(&self) -> bool {
+        let status = self.client.status().borrow().clone();
+        match status {
+            LinkStatus::Connecting => true,
+            LinkStatus::Connected => lock(&self.perceived).joints_age_s().is_none(),
+            LinkStatus::Disconnected(_) => false,
+        }
+    }
+
     fn unavailable(&self) -> Option<String> {
         let status = self.client.status().borrow().clone();
         match status {

@@ -97,6 +97,12 @@ pub trait Executor: Send + Sync {
         None
     }
 
+    /// Whether it is only getting ready (a link that just came up, its first
+    /// data on the way): an action then waits a moment instead of being refused.
+    fn settling(&self) -> bool {
+        false
+    }
+
     /// Brings the twin up to date with what the robot perceives; called between
     /// actions only, so a plan never sees the world change under it. Returns
     /// whether the world changed.
@@ -349,6 +355,9 @@ pub fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
+/// How long an action waits for an executor that is getting ready.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Plans, executes with `executor` (waiting for it) and verifies one action.
 /// Perception is applied before planning, never during planning or execution.
 pub async fn execute_on(
@@ -357,6 +366,10 @@ pub async fn execute_on(
     executor: &mut dyn Executor,
     cancel: &CancellationToken,
 ) -> ActionReport {
+    let settle_until = std::time::Instant::now() + SETTLE;
+    while executor.settling() && std::time::Instant::now() < settle_until {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     if let Some(reason) = executor.unavailable() {
         return failed(reason, json!({"error": "robot"}));
     }
