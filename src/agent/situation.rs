@@ -377,11 +377,8 @@ mod tests {
 
     fn noted(twin: &mut Twin, line: &str, plan: bool) -> Option<SituationNote> {
         let turn = Turn::parse(line).expect("turn");
-        let stage = crate::language::Language::english()
-            .expect("sentences")
-            .understanding()
-            .clone();
         let english = crate::language::Language::english().expect("english");
+        let stage = english.understanding();
         let reading = stage.read_in_dialogue(&twin.world, &[], &turn.utterance());
         note(
             twin,

@@ -188,17 +188,14 @@ mod tests {
 
     fn verdict_of(text: &str) -> Option<String> {
         let world = crate::twin::scene::load("softdrinks").expect("scene");
-        let stage = crate::language::Language::english()
-            .expect("sentences")
-            .understanding()
-            .clone();
+        let english = crate::language::Language::english().expect("english");
+        let stage = english.understanding();
         let turn = Utterance {
             speaker: "Felix",
             listener: "Daniel",
             text,
         };
         let reading = stage.read(&world, &turn);
-        let english = crate::language::Language::english().expect("english");
         verdict(
             &world,
             (stage.grammar(), english.speech()),

@@ -509,12 +509,17 @@ fn apply(text: &str, tokens: &[Token], replacements: &[Candidate]) -> String {
 mod tests {
     use super::*;
 
-    fn correct(scene: &str, speaker: &str, listener: &str, text: &str) -> Corrected {
-        let world = crate::twin::scene::load(scene).unwrap();
+    /// The shipped English stage and a shipped scene.
+    fn english_on(scene: &str) -> (Understanding, World) {
         let stage = crate::language::Language::english()
             .unwrap()
             .understanding()
             .clone();
+        (stage, crate::twin::scene::load(scene).unwrap())
+    }
+
+    fn correct(scene: &str, speaker: &str, listener: &str, text: &str) -> Corrected {
+        let (stage, world) = english_on(scene);
         stage.correct_hearing(
             &world,
             &[],
@@ -554,11 +559,7 @@ mod tests {
 
     /// Reads a corrected text as the stage would.
     fn act_of(scene: &str, speaker: &str, listener: &str, text: &str) -> Act {
-        let world = crate::twin::scene::load(scene).unwrap();
-        let stage = crate::language::Language::english()
-            .unwrap()
-            .understanding()
-            .clone();
+        let (stage, world) = english_on(scene);
         stage
             .read(
                 &world,
