@@ -34,6 +34,8 @@ const HEARD_THING_SIMILARITY: f32 = 0.85;
 const MAX_SPAN: usize = 3;
 /// Most replacements tried per turn (each costs one reading, well under 1 ms).
 const MAX_TRIES: usize = 48;
+/// Pairs of a verb and a thing tried together when neither alone reads.
+const MAX_PAIRS: usize = 12;
 /// Verbs tried in place of one heard word.
 const VERBS_PER_WORD: usize = 3;
 
@@ -73,6 +75,12 @@ struct Candidate {
     similarity: f32,
     /// The target names a thing of the table (not a verb, a person or nothing).
     thing: bool,
+    /// The target is one of the sentences' verbs.
+    verb: bool,
+    /// It replaces a word the sentences know: taken only when a template
+    /// without gaps then reads the turn ("let me think about the cola" is no
+    /// "slide me ...").
+    known: bool,
 }
 
 /// A word or phrase of the table that heard words may be read as.
@@ -114,25 +122,60 @@ impl Understanding {
             .any(|t| vocabulary.iter().any(|v| v.word == t.word));
         let mut best = quality(&heard);
         let mut taken: Vec<Candidate> = Vec::new();
-        for candidate in candidates.into_iter().take(MAX_TRIES) {
-            let overlaps = taken
-                .iter()
-                .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
-            if overlaps {
-                continue;
+        let mut pending = candidates;
+        let mut tries = 0;
+        // A replacement taken can make one tried before it worth taking ("ask
+        // me the fan to": the drink reads only once the verb does): after each
+        // pass that took one, those left are tried again.
+        loop {
+            let mut left = Vec::new();
+            let before = taken.len();
+            for candidate in pending {
+                let overlaps = taken
+                    .iter()
+                    .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
+                if overlaps || tries >= MAX_TRIES {
+                    continue;
+                }
+                tries += 1;
+                let mut trial = taken.clone();
+                trial.push(candidate.clone());
+                let reading = read(&apply(turn.text, &tokens, &trial));
+                let score = quality(&reading);
+                let heard_a_thing = trial
+                    .iter()
+                    .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
+                let invents_a_request = reading.act.is_request()
+                    && !heard.act.is_request()
+                    && !anchored
+                    && !heard_a_thing;
+                let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
+                if score > best && !invents_a_request && whole_if_known {
+                    best = score;
+                    taken = trial;
+                } else {
+                    left.push(candidate);
+                }
             }
-            let mut trial = taken.clone();
-            trial.push(candidate);
-            let reading = read(&apply(turn.text, &tokens, &trial));
-            let score = quality(&reading);
-            let heard_a_thing = trial
-                .iter()
-                .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
-            let invents_a_request =
-                reading.act.is_request() && !heard.act.is_request() && !anchored && !heard_a_thing;
-            if score > best && !invents_a_request {
-                best = score;
-                taken = trial;
+            if taken.len() == before || left.is_empty() {
+                pending = left;
+                break;
+            }
+            pending = left;
+        }
+        if !best.0 {
+            // Verb and thing both misheard ("ask me the fan to"): neither alone
+            // gives a sentence, so they are tried together.
+            let pairs = verb_and_thing_pairs(&pending, &taken);
+            for pair in pairs.into_iter().take(MAX_PAIRS) {
+                let mut trial = taken.clone();
+                trial.extend(pair);
+                let reading = read(&apply(turn.text, &tokens, &trial));
+                let score = quality(&reading);
+                if score > best && read_closely(&reading) {
+                    taken = trial;
+                    break;
+                }
             }
         }
         taken.sort_by_key(|c| c.at);
@@ -201,6 +244,12 @@ fn read_whole(reading: &Reading) -> bool {
             reading.doubt,
             Some(ReadingDoubt::Gapped { .. } | ReadingDoubt::UnreadPart { .. })
         )
+}
+
+/// Whether a template without gaps (`*`) read the whole turn: no words of it
+/// were skipped ("slide me think about the cola" is read by a gap).
+fn read_closely(reading: &Reading) -> bool {
+    read_whole(reading) && !reading.matched.contains('*')
 }
 
 /// How well a turn was read: a known act first, then read whole, then mentions
@@ -386,7 +435,8 @@ fn candidates(
         } else if doubt.unread && unknown {
             UNREAD_WORD_SIMILARITY
         } else {
-            continue;
+            // No table word here: only a verb may be ("has me" → pass me).
+            f32::INFINITY
         };
         for len in 1..=MAX_SPAN {
             let Some(span) = tokens.get(at..at + len) else {
@@ -421,21 +471,22 @@ fn candidates(
                 target: t.spoken.clone(),
                 similarity,
                 thing: t.thing,
+                verb: false,
+                known: false,
             }));
         }
-        if !(doubt.unread && unknown) {
-            continue;
-        }
-        if at == 0 {
+        if doubt.unread && unknown && at == 0 {
             out.push(Candidate {
                 at,
                 len: 1,
                 target: String::new(),
                 similarity: UNKNOWN_FIRST_WORD_RANK,
                 thing: false,
+                verb: false,
+                known: false,
             });
         }
-        if doubt.no_act && verb_goes_at(tokens, at, vocabulary, words) {
+        if doubt.no_act && may_be_a_misheard_verb(tokens, at, vocabulary, words) {
             out.extend(
                 verbs_like(first, words)
                     .into_iter()
@@ -445,11 +496,52 @@ fn candidates(
                         target,
                         similarity,
                         thing: false,
+                        verb: true,
+                        known: !unknown,
                     }),
             );
         }
     }
     out
+}
+
+/// A verb and a thing heard nearly as said, apart and beside no replacement
+/// taken, most alike first.
+fn verb_and_thing_pairs(left: &[Candidate], taken: &[Candidate]) -> Vec<[Candidate; 2]> {
+    let apart = |a: &Candidate, b: &Candidate| a.at + a.len <= b.at || b.at + b.len <= a.at;
+    let free = |c: &&Candidate| taken.iter().all(|t| apart(c, t));
+    let mut pairs: Vec<[Candidate; 2]> = Vec::new();
+    for verb in left.iter().filter(|c| c.verb).filter(free) {
+        let things = left
+            .iter()
+            .filter(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY)
+            .filter(free)
+            .filter(|c| apart(verb, c));
+        pairs.extend(things.map(|thing| [verb.clone(), thing.clone()]));
+    }
+    pairs.sort_by(|a, b| {
+        (b[0].similarity * b[1].similarity).total_cmp(&(a[0].similarity * a[1].similarity))
+    });
+    pairs
+}
+
+/// Whether the word at token `at` may be a misheard verb of a turn no sentence
+/// read: a word unknown to the sentences where a request's verb goes, or a
+/// known word that is no verb right before "me" or "us" ("has me the wine").
+fn may_be_a_misheard_verb(
+    tokens: &[Token],
+    at: usize,
+    vocabulary: &[TableWord],
+    words: &Words,
+) -> bool {
+    let word = &tokens[at].word;
+    if !words.knows(word) {
+        return verb_goes_at(tokens, at, vocabulary, words);
+    }
+    let before_me = tokens
+        .get(at + 1)
+        .is_some_and(|t| words.recipients.contains(&t.word));
+    before_me && !words.verbs.contains(word) && !words.recipients.contains(word)
 }
 
 /// Whether a request's verb may stand at token `at`: first, after openers
@@ -626,6 +718,22 @@ mod tests {
     }
 
     #[test]
+    fn a_known_word_right_before_me_may_be_a_misheard_verb() {
+        // "has me" for "pass me": no sentence reads the turn, and "has" is no verb.
+        let c = correct("dinner", "Daniel", "Felix", "has me the wine bottle first.");
+        assert!(c.text.starts_with("pass me the wine bottle"), "{c:?}");
+        // The verb and the drink both misheard: neither alone is read better,
+        // but the verb makes the drink's replacement worth trying again.
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Has me the fan to then, more for me.",
+        );
+        assert!(c.text.starts_with("pass me the fanta"), "{c:?}");
+    }
+
+    #[test]
     fn tokens_keep_their_places() {
         let t = tokens("Then you'll, pass the 'mud'!");
         let words: Vec<&str> = t.iter().map(|t| t.word.as_str()).collect();
@@ -681,6 +789,11 @@ mod tests {
             "I'm a big fan too, of that band.",
             "The fan is too loud, can you turn it off?",
             "Call a taxi for me later, would you?",
+            // A known word before "me" in remarks that ask for nothing.
+            "Excuse me, the fanta is warm.",
+            "Let me think about the cola first.",
+            "That's me in the photo, next to the cola.",
+            "Tell me the fanta is not gone.",
         ] {
             let c = correct("softdrinks", "Felix", "Daniel", text);
             assert_eq!(c.text, text, "{:?}", c.corrections);
