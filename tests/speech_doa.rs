@@ -85,6 +85,7 @@ impl Transcriber for Fixed {
             rejected: None,
             elapsed: Default::default(),
             audio_ctx: 0,
+            threads: 1,
         })
     }
 }

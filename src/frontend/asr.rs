@@ -7,6 +7,7 @@ use whisper_rs::{
     FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
 };
 
+use super::cores::FreeCores;
 use super::settings::AsrSettings;
 use super::vad::VAD_RATE;
 use super::FrontendError;
@@ -25,6 +26,8 @@ const MAX_TOKENS_PER_SECOND: f32 = 6.0;
 const LEAD_IN_S: f32 = 0.2;
 /// Shortest audio given to whisper; shorter utterances are padded with silence.
 const MIN_SECONDS: f32 = 1.0;
+/// Most threads `audio.asr.threads = 0` takes (tiny.en gains little past four).
+const MAX_AUTO_THREADS: u32 = 4;
 
 /// What whisper made of one utterance, before or after rejection.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +44,8 @@ pub struct Transcript {
     pub elapsed: Duration,
     /// The `audio_ctx` used.
     pub audio_ctx: i32,
+    /// The decoder threads used.
+    pub threads: u32,
 }
 
 impl Transcript {
@@ -57,6 +62,8 @@ pub struct Recognizer {
     settings: AsrSettings,
     /// The table's words for the prompt.
     vocabulary: Vec<String>,
+    /// The cores other programs leave free (`threads = 0`).
+    cores: FreeCores,
 }
 
 impl std::fmt::Debug for Recognizer {
@@ -116,6 +123,7 @@ impl Recognizer {
             state,
             settings: settings.clone(),
             vocabulary: Vec::new(),
+            cores: FreeCores::new(),
         })
     }
 
@@ -124,9 +132,27 @@ impl Recognizer {
         self.vocabulary = words.to_vec();
     }
 
-    /// Sets the decoder thread count.
+    /// Sets the decoder thread count (0: one per core other programs leave free).
     pub fn set_threads(&mut self, threads: u32) {
-        self.settings.threads = threads.max(1);
+        self.settings.threads = threads;
+    }
+
+    /// Notes the machine's load, for `threads = 0`; cheap enough for every block of audio.
+    pub fn observe_load(&mut self) {
+        if self.settings.threads == 0 {
+            self.cores.observe();
+        }
+    }
+
+    /// The decoder threads for the next utterance.
+    fn threads(&mut self) -> u32 {
+        match self.settings.threads {
+            0 => {
+                self.cores.observe();
+                self.cores.threads(MAX_AUTO_THREADS)
+            }
+            n => n,
+        }
     }
 
     /// Transcribes 16 kHz mono audio; `names` go into the initial prompt so that rare
@@ -162,7 +188,8 @@ impl Recognizer {
             },
         };
         let mut params = FullParams::new(strategy);
-        params.set_n_threads(self.settings.threads.max(1) as i32);
+        let threads = self.threads();
+        params.set_n_threads(threads as i32);
         let language = self.settings.language.replace('\0', "");
         params.set_language(Some(&language));
         params.set_audio_ctx(audio_ctx);
@@ -185,9 +212,11 @@ impl Recognizer {
         if let Some(p) = &prompt {
             params.set_initial_prompt(p);
         }
-        self.state
-            .full(params, &audio)
-            .map_err(|e| FrontendError::Recognition(e.to_string()))?;
+        let decoded = self.state.full(params, &audio);
+        if self.settings.threads == 0 {
+            self.cores.restart();
+        }
+        decoded.map_err(|e| FrontendError::Recognition(e.to_string()))?;
 
         let eot = self.ctx.token_eot();
         let mut sentences: Vec<Sentence> = vec![Sentence::default()];
@@ -233,6 +262,7 @@ impl Recognizer {
             rejected,
             elapsed: started.elapsed(),
             audio_ctx,
+            threads,
         })
     }
 

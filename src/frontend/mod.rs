@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 pub mod asr;
 pub mod attribution;
+pub mod cores;
 pub mod doa;
 pub mod listener;
 pub mod participants;
@@ -88,6 +89,9 @@ pub trait Transcriber {
 
     /// Words of the table (objects, contents, kinds) to bias recognition toward.
     fn set_vocabulary(&mut self, _words: &[String]) {}
+
+    /// Notes the machine's load as audio comes in (whisper's threads follow it).
+    fn observe_load(&mut self) {}
 }
 
 /// A borrowed transcriber: one loaded model serves many front ends in turn.
@@ -103,6 +107,10 @@ impl<T: Transcriber + ?Sized> Transcriber for &mut T {
     fn set_vocabulary(&mut self, words: &[String]) {
         (**self).set_vocabulary(words);
     }
+
+    fn observe_load(&mut self) {
+        (**self).observe_load();
+    }
 }
 
 impl Transcriber for Recognizer {
@@ -116,6 +124,10 @@ impl Transcriber for Recognizer {
 
     fn set_vocabulary(&mut self, words: &[String]) {
         Recognizer::set_vocabulary(self, words);
+    }
+
+    fn observe_load(&mut self) {
+        Recognizer::observe_load(self);
     }
 }
 
@@ -329,6 +341,7 @@ impl<T: Transcriber> FrontEnd<T> {
                 break;
             }
             let block = source.next_block()?;
+            self.transcriber.observe_load();
             let utterances = match &block {
                 Some(b) => self.take_block(&mut stream, b, options.half_duplex.as_deref_mut()),
                 None => stream.segmenter.push(&stream.resampler.finish()),
@@ -634,6 +647,7 @@ impl<T: Transcriber> FrontEnd<T> {
         tracing::debug!(
             elapsed_ms = transcript.elapsed.as_millis() as u64,
             audio_ctx = transcript.audio_ctx,
+            threads = transcript.threads,
             "recognised"
         );
         let mut turn = Turn::new(who.speaker, who.listener, text);

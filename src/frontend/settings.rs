@@ -71,7 +71,9 @@ pub struct AsrSettings {
     pub model: PathBuf,
     /// Spoken language (whisper code, e.g. `en`).
     pub language: String,
-    /// Decoder threads; 1 by default because ggml's workers spin-wait on shared cores.
+    /// Decoder threads; 0 (the default): one per core other programs leave
+    /// free, at most 4, read from `/proc/stat` over the last half second
+    /// (ggml's workers spin-wait, so a thread on a busy core slows all of them).
     pub threads: u32,
     /// Segments whose no-speech probability is above this are rejected.
     pub no_speech_threshold: f32,
@@ -133,7 +135,7 @@ impl Default for AsrSettings {
         Self {
             model: PathBuf::from("models/ggml-tiny.en.bin"),
             language: "en".into(),
-            threads: 1,
+            threads: 0,
             no_speech_threshold: 0.6,
             min_confidence: 0.35,
             prompt_names: true,

@@ -179,6 +179,13 @@ impl Understanding {
             }
         }
         taken.sort_by_key(|c| c.at);
+        if !taken.is_empty() {
+            let alike: Vec<(&str, f32)> = taken
+                .iter()
+                .map(|c| (c.target.as_str(), c.similarity))
+                .collect();
+            tracing::debug!(heard = turn.text, ?alike, "hearing corrected");
+        }
         Corrected {
             text: apply(turn.text, &tokens, &taken),
             corrections: taken

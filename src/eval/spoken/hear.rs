@@ -88,11 +88,18 @@ pub fn hear_episodes(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Episode, SpokenError>>>> =
         Mutex::new(episodes.iter().map(|_| None).collect());
+    let jobs = jobs.clamp(1, episodes.len().max(1));
+    // The jobs fill the cores: a recogniser following the load would take a
+    // core its neighbour is about to use (ggml's workers then spin-wait).
+    let mut asr = options.audio.asr.clone();
+    if jobs > 1 && asr.threads == 0 {
+        asr.threads = 1;
+    }
     // One recogniser (one loaded model) per thread; episodes taken in turn.
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, episodes.len().max(1)) {
+        for _ in 0..jobs {
             scope.spawn(|| {
-                let mut recognizer = Recognizer::new(&options.audio.asr);
+                let mut recognizer = Recognizer::new(&asr);
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(episode) = episodes.get(index) else {
