@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 /// How often `/proc/stat` is read at most; the load of the last such window decides.
 const WINDOW: Duration = Duration::from_millis(500);
-/// A core counts as free when at least this much of it was idle.
-const FREE_SHARE: f64 = 0.75;
+/// A core counts as free when at least this much of it was idle (the daemon's
+/// own audio, page and sound server take a share of the second core).
+const FREE_SHARE: f64 = 0.5;
 
 /// CPU time so far, in clock ticks: the machine's total and idle.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,6 +122,7 @@ mod tests {
         // Two cores, one busy with another program: one free.
         assert_eq!(threads_for(1.0, 4), 1);
         assert_eq!(threads_for(1.2, 4), 1);
+        assert_eq!(threads_for(1.6, 4), 2);
         // Both idle but for the VAD: two.
         assert_eq!(threads_for(1.85, 4), 2);
         assert_eq!(threads_for(2.0, 1), 1);
