@@ -209,6 +209,8 @@ struct Doubt {
     no_act: bool,
     /// Words of mentions that ground to nothing (none when read in full).
     words: BTreeSet<String>,
+    /// Words left out to ground a mention ("old" of "the old milk").
+    left_out: BTreeSet<String>,
 }
 
 impl Doubt {
@@ -235,10 +237,17 @@ impl Doubt {
             .map(|t| t.word)
             .filter(|w| w.len() >= 3 && !vocabulary.iter().any(|v| v.word == *w))
             .collect();
+        let left_out = [&s.object, &s.source, &s.target]
+            .into_iter()
+            .flatten()
+            .chain(&s.items)
+            .filter_map(|o| o.left_out.as_ref().map(|w| w.to_lowercase()))
+            .collect();
         Self {
             unread: !read_whole(reading),
             no_act: reading.act == Act::Unknown,
             words,
+            left_out,
         }
     }
 }
@@ -275,6 +284,8 @@ fn quality(reading: &Reading) -> (bool, bool, i32, Reverse<usize>) {
             0 => -2,
             _ => 1,
         };
+        // Named only with a word left out ("the old milk"): less than named in full.
+        score -= i32::from(o.left_out.is_some());
         lacking += usize::from(o.candidates.is_empty());
     }
     for p in [&s.recipient, &s.person].into_iter().flatten() {
@@ -439,7 +450,7 @@ fn candidates(
         let unknown = !words.knows(first);
         let needed = if doubt.words.contains(first) {
             DOUBTFUL_WORD_SIMILARITY
-        } else if doubt.unread && unknown {
+        } else if (doubt.unread && unknown) || doubt.left_out.contains(first) {
             UNREAD_WORD_SIMILARITY
         } else {
             // No table word here: only a verb may be ("has me" → pass me).
@@ -738,6 +749,26 @@ mod tests {
             "Has me the fan to then, more for me.",
         );
         assert!(c.text.starts_with("pass me the fanta"), "{c:?}");
+    }
+
+    #[test]
+    fn a_word_left_out_to_name_a_thing_is_in_doubt() {
+        // "the old milk" was read as the milk, leaving "old" out; the table has oat milk.
+        let c = correct(
+            "coffee",
+            "Daniel",
+            "the_robot",
+            "Can you give me the old milk?",
+        );
+        assert!(c.text.starts_with("Can you give me the oat"), "{c:?}");
+        // A word left out that sounds like nothing of the table stays.
+        let c = correct(
+            "coffee",
+            "Daniel",
+            "the_robot",
+            "Can you give me the lovely milk?",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]
