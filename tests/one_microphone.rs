@@ -290,11 +290,11 @@ async fn a_mono_pulseaudio_microphone_two_people_and_the_speaker_by_elimination(
     assert!(handed(&log, "red_glass", "Felix"), "{log:?}");
 }
 
-#[test]
-fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
+/// The `judged` lines of `attentive eval SCRIPT` with the rules brain.
+fn judged(script: &str) -> Vec<Value> {
     let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["--json", "eval", "tests/dialogues/unknown_speaker.toml"])
+        .args(["--json", "eval", script, "--brain", "rules"])
         .output()
         .expect("run attentive eval");
     assert!(
@@ -302,12 +302,26 @@ fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let judged: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+    String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|l| l["type"] == "judged")
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
+    let judged = judged("tests/dialogues/unknown_speaker.toml");
     assert_eq!(judged.len(), 4);
+    for j in &judged {
+        assert_eq!(j["category"], "success", "{j}");
+    }
+}
+
+#[test]
+fn a_remark_to_everyone_gets_no_apology_for_not_understanding() {
+    let judged = judged("tests/dialogues/remarks_to_everyone.toml");
+    assert_eq!(judged.len(), 5);
     for j in &judged {
         assert_eq!(j["category"], "success", "{j}");
     }

@@ -516,9 +516,10 @@ impl RulesBrain {
         self.say(s, text)
     }
 
-    /// Addressed and not understood: one sentence with an example; between people, silence.
+    /// Addressed and not understood: one sentence with an example; between
+    /// people, and in a remark to everyone, silence.
     pub(super) fn not_understood(&self, s: &Situation<'_>) -> Calls {
-        if !s.robot_addressed {
+        if !s.robot_named {
             return None;
         }
         let example = self.example_object();

@@ -54,6 +54,8 @@ impl RulesBrain {
             );
         };
         let object = match mention.candidates.as_slice() {
+            // "Give me a minute" to everyone names nothing the robot should answer.
+            [] if s.robot_addressed && !s.robot_named => return None,
             [] => {
                 let here: Vec<String> =
                     listed.iter().map(|o| self.speech.object(&o.name)).collect();

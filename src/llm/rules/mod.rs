@@ -46,6 +46,10 @@ struct Situation<'a> {
     reading: Reading,
     /// The robot was addressed (or everyone, which includes it).
     robot_addressed: bool,
+    /// The robot itself was addressed, not everyone: only then does it say
+    /// that it did not understand, or that the table lacks what was asked for
+    /// (a remark to everyone it cannot place is talk between people).
+    robot_named: bool,
     /// The speaker's scene name, when known.
     sender: Option<String>,
     /// The listener, when a person.
@@ -92,6 +96,7 @@ impl RulesBrain {
                 addressee,
                 Grounding::Resolved(Addressee::Robot | Addressee::All)
             ),
+            robot_named: matches!(addressee, Grounding::Resolved(Addressee::Robot)),
             memory_on: false,
             sender: person_name(&self.world, &turn.speaker),
             receiver: match addressee {
