@@ -120,63 +120,17 @@ impl Understanding {
         let anchored = tokens
             .iter()
             .any(|t| vocabulary.iter().any(|v| v.word == t.word));
+        let read_with = |trial: &[Candidate]| read(&apply(turn.text, &tokens, trial));
+        let judge = Judge {
+            heard: &heard,
+            anchored,
+            read: &read_with,
+        };
         let mut best = quality(&heard);
         let mut taken: Vec<Candidate> = Vec::new();
-        let mut pending = candidates;
-        let mut tries = 0;
-        // A replacement taken can make one tried before it worth taking ("ask
-        // me the fan to": the drink reads only once the verb does): after each
-        // pass that took one, those left are tried again.
-        loop {
-            let mut left = Vec::new();
-            let before = taken.len();
-            for candidate in pending {
-                let overlaps = taken
-                    .iter()
-                    .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
-                if overlaps || tries >= MAX_TRIES {
-                    continue;
-                }
-                tries += 1;
-                let mut trial = taken.clone();
-                trial.push(candidate.clone());
-                let reading = read(&apply(turn.text, &tokens, &trial));
-                let score = quality(&reading);
-                let heard_a_thing = trial
-                    .iter()
-                    .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
-                let invents_a_request = reading.act.is_request()
-                    && !heard.act.is_request()
-                    && !anchored
-                    && !heard_a_thing;
-                let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
-                if score > best && !invents_a_request && whole_if_known {
-                    best = score;
-                    taken = trial;
-                } else {
-                    left.push(candidate);
-                }
-            }
-            if taken.len() == before || left.is_empty() {
-                pending = left;
-                break;
-            }
-            pending = left;
-        }
+        let left = take_singly(candidates, &judge, &mut best, &mut taken);
         if !best.0 {
-            // Verb and thing both misheard ("ask me the fan to"): neither alone
-            // gives a sentence, so they are tried together.
-            let pairs = verb_and_thing_pairs(&pending, &taken);
-            for pair in pairs.into_iter().take(MAX_PAIRS) {
-                let mut trial = taken.clone();
-                trial.extend(pair);
-                let reading = read(&apply(turn.text, &tokens, &trial));
-                let score = quality(&reading);
-                if score > best && read_closely(&reading) {
-                    taken = trial;
-                    break;
-                }
-            }
+            take_a_pair(&left, &judge, &best, &mut taken);
         }
         taken.sort_by_key(|c| c.at);
         if !taken.is_empty() {
@@ -195,6 +149,98 @@ impl Understanding {
                     read_as: c.target.clone(),
                 })
                 .collect(),
+        }
+    }
+}
+
+/// How well a turn was read (see [`quality`]).
+type Quality = (bool, bool, i32, Reverse<usize>);
+
+/// Judges a trial of replacements against the turn as heard.
+struct Judge<'a> {
+    heard: &'a Reading,
+    /// Something of the table was heard as said.
+    anchored: bool,
+    /// Reads the turn with the replacements.
+    read: &'a dyn Fn(&[Candidate]) -> Reading,
+}
+
+impl Judge<'_> {
+    /// The trial's quality when it may be taken: no request made out of a
+    /// remark unless something of the table was heard, and a word the
+    /// sentences know replaced only where a template without gaps then reads
+    /// the turn.
+    fn single(&self, trial: &[Candidate]) -> Option<Quality> {
+        let reading = (self.read)(trial);
+        let heard_a_thing = trial
+            .iter()
+            .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
+        let invents_a_request = reading.act.is_request()
+            && !self.heard.act.is_request()
+            && !self.anchored
+            && !heard_a_thing;
+        let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
+        (!invents_a_request && whole_if_known).then(|| quality(&reading))
+    }
+
+    /// The same for a verb and a thing replaced together: a template without gaps reads the turn.
+    fn pair(&self, trial: &[Candidate]) -> Option<Quality> {
+        let reading = (self.read)(trial);
+        read_closely(&reading).then(|| quality(&reading))
+    }
+}
+
+/// Replacements taken one at a time, most alike first, each where the reading
+/// gets better. One taken can make one tried before it worth taking ("has me
+/// the fan to": the drink reads only once the verb does), so after each pass
+/// that took one, those left are tried again. Returns those never taken.
+fn take_singly(
+    mut pending: Vec<Candidate>,
+    judge: &Judge<'_>,
+    best: &mut Quality,
+    taken: &mut Vec<Candidate>,
+) -> Vec<Candidate> {
+    let mut tries = 0;
+    loop {
+        let mut left = Vec::new();
+        let before = taken.len();
+        for candidate in pending {
+            let overlaps = taken
+                .iter()
+                .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
+            if overlaps || tries >= MAX_TRIES {
+                continue;
+            }
+            tries += 1;
+            let mut trial = taken.clone();
+            trial.push(candidate.clone());
+            match judge.single(&trial) {
+                Some(score) if score > *best => {
+                    *best = score;
+                    *taken = trial;
+                }
+                _ => left.push(candidate),
+            }
+        }
+        if taken.len() == before || left.is_empty() {
+            return left;
+        }
+        pending = left;
+    }
+}
+
+/// A verb and a thing both misheard ("has me the fan to"): neither alone
+/// gives a sentence, so they are tried together; the first pair that reads is taken.
+fn take_a_pair(left: &[Candidate], judge: &Judge<'_>, best: &Quality, taken: &mut Vec<Candidate>) {
+    for pair in verb_and_thing_pairs(left, taken)
+        .into_iter()
+        .take(MAX_PAIRS)
+    {
+        let mut trial = taken.clone();
+        trial.extend(pair);
+        if judge.pair(&trial).is_some_and(|score| score > *best) {
+            *taken = trial;
+            return;
         }
     }
 }
@@ -271,7 +317,7 @@ fn read_closely(reading: &Reading) -> bool {
 /// How well a turn was read: a known act first, then read whole, then mentions
 /// that name one thing or person at the table, less those that name nothing
 /// there; last, how many mentions name nothing.
-fn quality(reading: &Reading) -> (bool, bool, i32, Reverse<usize>) {
+fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
     let objects = [&s.object, &s.source, &s.target]
         .into_iter()
