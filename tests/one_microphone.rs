@@ -309,20 +309,21 @@ fn judged(script: &str) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
-    let judged = judged("tests/dialogues/unknown_speaker.toml");
-    assert_eq!(judged.len(), 4);
+/// Asserts that every one of the `turns` turns of `script` is judged a success.
+fn every_turn_succeeds(script: &str, turns: usize) {
+    let judged = judged(script);
+    assert_eq!(judged.len(), turns);
     for j in &judged {
         assert_eq!(j["category"], "success", "{j}");
     }
 }
 
 #[test]
+fn the_unknown_speaker_dialogue_is_judged_success_turn_by_turn() {
+    every_turn_succeeds("tests/dialogues/unknown_speaker.toml", 4);
+}
+
+#[test]
 fn a_remark_to_everyone_gets_no_apology_for_not_understanding() {
-    let judged = judged("tests/dialogues/remarks_to_everyone.toml");
-    assert_eq!(judged.len(), 5);
-    for j in &judged {
-        assert_eq!(j["category"], "success", "{j}");
-    }
+    every_turn_succeeds("tests/dialogues/remarks_to_everyone.toml", 5);
 }

@@ -262,10 +262,8 @@ struct Doubt {
 impl Doubt {
     fn of(reading: &Reading, vocabulary: &[TableWord]) -> Self {
         let s = &reading.slots;
-        let mut said: Vec<&str> = [&s.object, &s.source, &s.target]
-            .into_iter()
-            .flatten()
-            .chain(&s.items)
+        let mut said: Vec<&str> = s
+            .things()
             .filter(|o| o.candidates.is_empty())
             .map(|o| o.said.as_str())
             .collect();
@@ -283,10 +281,8 @@ impl Doubt {
             .map(|t| t.word)
             .filter(|w| w.len() >= 3 && !vocabulary.iter().any(|v| v.word == *w))
             .collect();
-        let left_out = [&s.object, &s.source, &s.target]
-            .into_iter()
-            .flatten()
-            .chain(&s.items)
+        let left_out = s
+            .things()
             .filter_map(|o| o.left_out.as_ref().map(|w| w.to_lowercase()))
             .collect();
         Self {
@@ -319,12 +315,8 @@ fn read_closely(reading: &Reading) -> bool {
 /// there; last, how many mentions name nothing.
 fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
-    let objects = [&s.object, &s.source, &s.target]
-        .into_iter()
-        .flatten()
-        .chain(&s.items);
     let (mut score, mut lacking) = (0, s.unknown_items.len());
-    for o in objects {
+    for o in s.things() {
         score += match o.candidates.len() {
             1 => 2,
             0 => -2,

@@ -528,11 +528,7 @@ fn doubt_of(reading: &Reading, unread: Option<String>) -> Option<Doubt> {
         return Some(Doubt::UnreadPart { part });
     }
     let slots = &reading.slots;
-    let objects = [&slots.object, &slots.source, &slots.target]
-        .into_iter()
-        .flatten()
-        .chain(&slots.items);
-    for mention in objects {
+    for mention in slots.things() {
         if mention.candidates.is_empty() {
             return Some(Doubt::Lacking {
                 said: mention.said.clone(),

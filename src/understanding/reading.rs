@@ -211,6 +211,16 @@ pub struct Slots {
     pub memory: Option<String>,
 }
 
+impl Slots {
+    /// The mentions of things: object, source, target and the items listed.
+    pub fn things(&self) -> impl Iterator<Item = &ObjectMention> {
+        [&self.object, &self.source, &self.target]
+            .into_iter()
+            .flatten()
+            .chain(&self.items)
+    }
+}
+
 /// The reading of one turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reading {
