@@ -1,5 +1,7 @@
 //! The agent speaks through its mouth and lets the explanation be heard before
-//! the arm moves (voice.wait_before_action), within a bound.
+//! the arm moves (voice.wait_before_action), within a bound; the twin an
+//! action leaves is shown before the action is told (the page reads the scene
+//! on the `action` event).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -49,6 +51,20 @@ impl EventSink for Logged {
             Event::Warning { kind, .. } => self.0.lock().unwrap().push(format!("warning {kind}")),
             _ => {}
         }
+    }
+
+    fn twin_changed(&mut self, twin: &Twin) {
+        let Event::State { objects, .. } = twin.state_event() else {
+            return;
+        };
+        let holder = objects
+            .get("red_glass")
+            .and_then(|o| o.held_by.clone())
+            .unwrap_or_else(|| "nobody".into());
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("twin: red_glass held by {holder}"));
     }
 }
 
@@ -102,6 +118,7 @@ async fn the_arm_waits_until_the_explanation_was_heard() {
         [
             "say to Felix: Daniel cannot reach the red glass, so I will hand it to you, Felix.",
             "quiet",
+            "twin: red_glass held by Felix",
             "action hand_object_over_to_person",
         ]
     );
@@ -115,11 +132,15 @@ async fn the_wait_is_bounded() {
         speaking: None,
     };
     let seen = run(mouth, Some(Duration::from_millis(100))).await;
-    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen.len(), 4, "{seen:?}");
     assert!(seen[0].starts_with("say to Felix"));
     assert_eq!(
         seen[1..],
-        ["warning voice", "action hand_object_over_to_person"]
+        [
+            "warning voice",
+            "twin: red_glass held by Felix",
+            "action hand_object_over_to_person"
+        ]
     );
 }
 
@@ -131,6 +152,12 @@ async fn without_wait_before_action_the_arm_does_not_wait() {
         speaking: None,
     };
     let seen = run(mouth, None).await;
-    assert_eq!(seen.len(), 2, "{seen:?}");
-    assert_eq!(seen[1], "action hand_object_over_to_person");
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(
+        seen[1..],
+        [
+            "twin: red_glass held by Felix",
+            "action hand_object_over_to_person"
+        ]
+    );
 }

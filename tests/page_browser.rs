@@ -108,6 +108,22 @@ async fn wait_count(client: &Client, css: &str, n: u64) {
     }
 }
 
+/// Waits until the element's text contains `needle`.
+async fn wait_text(client: &Client, css: &str, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = text_of(client, css).await;
+        if text.contains(needle) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{css} never said {needle:?}: {text:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn text_of(client: &Client, css: &str) -> String {
     client
         .execute(
@@ -640,7 +656,12 @@ async fn the_3d_view_renders_the_arm_moves_in_it_and_the_stop_button_halts_it() 
             .starts_with("Interrupted: I stopped"),
         "{action}"
     );
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The page settles first: the episode's end brings the memory panel's
+    // new count, which takes height from the 3D view (a resized canvas
+    // differs everywhere, without the arm moving).
+    wait_count(&client, "#conversation li[data-type=episode_end]", 1).await;
+    wait_text(&client, "#memory-count", "1 episode").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let halted_a = js_u64(&client, "return window.keep()").await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let halted_b = js_u64(&client, "return window.keep()").await;

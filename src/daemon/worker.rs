@@ -156,27 +156,21 @@ impl Episodes {
     }
 }
 
-/// Publishes the agent's events and follows the twin after each tool.
+/// Publishes the agent's events and the twin each action leaves.
 struct BusSink<'a> {
     bus: &'a Bus,
     health: &'a Health,
     snapshot: &'a watch::Sender<Snapshot>,
-    moved: bool,
 }
 
 impl EventSink for BusSink<'_> {
     fn emit(&mut self, event: Event) {
         self.health.beat();
-        if matches!(event, Event::Action { .. }) {
-            self.moved = true;
-        }
         self.bus.publish(event);
     }
 
-    fn after_tool(&mut self, twin: &Twin) {
-        if std::mem::take(&mut self.moved) {
-            self.snapshot.send_replace(Snapshot::of(twin));
-        }
+    fn twin_changed(&mut self, twin: &Twin) {
+        self.snapshot.send_replace(Snapshot::of(twin));
     }
 }
 
@@ -398,7 +392,6 @@ impl Worker {
                 bus: &self.bus,
                 health: &self.health,
                 snapshot: &self.snapshot,
-                moved: false,
             };
             self.agent
                 .respond(&turn, &mut self.twin, &mut sink, &cancel)

@@ -33,8 +33,9 @@ use crate::understanding::{Understanding, Utterance};
 pub trait EventSink {
     /// Records one event.
     fn emit(&mut self, event: Event);
-    /// Sees the twin after each tool call ran (the daemon's page follows the arms this way).
-    fn after_tool(&mut self, _twin: &Twin) {}
+    /// Sees the twin after an action or a gaze ran, before its `action` event:
+    /// whoever reads the scene on that event finds the twin as it left it.
+    fn twin_changed(&mut self, _twin: &Twin) {}
 }
 
 impl EventSink for Vec<Event> {
@@ -691,6 +692,7 @@ impl Agent {
         if matches!(definition.category, ToolCategory::Action)
             || ["gaze", "point_at_object_or_person"].contains(&call.name.as_str())
         {
+            events.twin_changed(twin);
             events.emit(Event::Action {
                 name: call.name.clone(),
                 args,

@@ -301,9 +301,7 @@ impl Agent {
             refuse(events, "duplicate_call_in_reply", &call.name, args, &text);
             return (text, CallFlags::default());
         }
-        let outcome = self.run_call(call, twin, state, events, cancel).await;
-        events.after_tool(twin);
-        outcome
+        self.run_call(call, twin, state, events, cancel).await
     }
 }
 

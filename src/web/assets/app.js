@@ -251,6 +251,7 @@ function onJoints(event) {
   const stopped = live && live.moving && !event.moving;
   live = { arms: {}, grippers: event.grippers || {}, carried: event.carried || null, placed, path, moving: !!event.moving, at: Date.now() };
   for (const [side, arm] of Object.entries(event.arms || {})) if (arm.frames && arm.frames.length) live.arms[side] = arm.frames;
+  if (window.view3d) window.view3d.setLive(live);
   if (stopped) {
     // The motion is over: labels are placed again where things are now.
     cancelAnimationFrame(liveFrame);
@@ -258,7 +259,6 @@ function onJoints(event) {
     return;
   }
   if (!liveFrame) liveFrame = requestAnimationFrame(applyLiveTop);
-  if (window.view3d) window.view3d.setLive(live);
 }
 
 // A fresh scene replaces the live state unless a motion is still going on.
