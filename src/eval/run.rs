@@ -339,7 +339,7 @@ pub struct Runner<'a> {
     pub guards: GuardSettings,
     /// Offer the scene's names as enums in the tools' arguments (`llm.name_enums`).
     pub name_enums: bool,
-    /// Remember across sessions, each episode on a fresh temporary store (`--no-memory`: off).
+    /// Remember across sessions, each episode on a fresh store in memory (`--no-memory`: off).
     pub memory: bool,
     /// Local first (`--brain hybrid`): sure turns go to the rules brain, without the LLM.
     pub local_first: bool,
@@ -465,9 +465,9 @@ impl Runner<'_> {
             } else {
                 agent
             };
-            let (agent, store) = if self.memory {
-                let store = TemporaryStore::new(index)?;
-                let memory = Memory::open(&store.path()).map_err(|e| e.to_string())?;
+            let agent = if self.memory {
+                // The episode's memory goes with it: in memory, not on disk.
+                let memory = Memory::open_in_memory().map_err(|e| e.to_string())?;
                 let erased = Arc::clone(&erased);
                 let remembering = Remembering::new(memory, MemorySettings::default()).with_eraser(
                     Arc::new(move |e: &Erased| {
@@ -476,17 +476,17 @@ impl Runner<'_> {
                         }
                     }),
                 );
-                (agent.with_memory(remembering), Some(store))
+                agent.with_memory(remembering)
             } else {
-                (agent, None)
+                agent
             };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok((agent, meter, tape, runtime, store, language))
+            Ok((agent, meter, tape, runtime, language))
         };
-        let (mut agent, meter, tape, runtime, _store, language) = match setup() {
+        let (mut agent, meter, tape, runtime, language) = match setup() {
             Ok(ok) => ok,
             Err(why) => {
                 let problem = self.tape.as_ref().map(|_| why.clone());
@@ -622,36 +622,6 @@ fn spoken_turns(t: &EpisodeTurn) -> Option<Vec<Turn>> {
             })
             .collect(),
     )
-}
-
-/// A memory store of one episode, in a folder of its own that goes with it.
-struct TemporaryStore {
-    dir: PathBuf,
-}
-
-impl TemporaryStore {
-    fn new(index: usize) -> Result<Self, String> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "attentive-eval-{}-{index}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Self { dir })
-    }
-
-    fn path(&self) -> PathBuf {
-        self.dir.join("memory.db")
-    }
-}
-
-impl Drop for TemporaryStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 /// The path the (last) turn of these events took, when local first.

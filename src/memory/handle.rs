@@ -24,7 +24,17 @@ impl std::fmt::Debug for Memory {
 impl Memory {
     /// Opens the store at `path` and starts its owner thread.
     pub fn open(path: &Path) -> Result<Self, MemoryError> {
-        let mut store = Store::open(path)?;
+        Self::own(Store::open(path)?)
+    }
+
+    /// A store in memory only, gone with the handle (an evaluation's episode).
+    pub fn open_in_memory() -> Result<Self, MemoryError> {
+        Self::own(Store::open_in_memory()?)
+    }
+
+    /// Starts the thread that owns `store`.
+    fn own(mut store: Store) -> Result<Self, MemoryError> {
+        let path = store.path().to_path_buf();
         let (jobs, inbox) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("memory".into())
@@ -34,13 +44,10 @@ impl Memory {
                 }
             })
             .map_err(|e| MemoryError::Open {
-                path: path.to_path_buf(),
+                path: path.clone(),
                 reason: format!("cannot start its thread: {e}"),
             })?;
-        Ok(Self {
-            jobs,
-            path: path.to_path_buf(),
-        })
+        Ok(Self { jobs, path })
     }
 
     /// The store's file.

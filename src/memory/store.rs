@@ -8,6 +8,9 @@ use super::model::{Episode, Erased, Fact, Failure, NewFact, Remembered, Visibili
 use super::schema;
 use super::{MemoryError, SqlContext};
 
+/// How a store in memory names its "file" in messages.
+pub const IN_MEMORY: &str = ":memory:";
+
 /// The memory store.
 pub struct Store {
     conn: Connection,
@@ -113,6 +116,20 @@ impl Store {
             conn,
             path: path.to_path_buf(),
         };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// A store that lives in memory only and is gone when dropped (an evaluation's
+    /// episode): the same schema and queries as a file, without the disk.
+    pub fn open_in_memory() -> Result<Self, MemoryError> {
+        let path = PathBuf::from(IN_MEMORY);
+        let conn = Connection::open_in_memory().map_err(|e| MemoryError::Open {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        let mut store = Self { conn, path };
         store.configure()?;
         store.migrate()?;
         Ok(store)
@@ -720,6 +737,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("memory.db")).unwrap();
         (dir, store)
+    }
+
+    #[test]
+    fn a_store_in_memory_keeps_facts_like_a_file_and_leaves_no_file() {
+        let mut s = Store::open_in_memory().unwrap();
+        assert_eq!(s.path(), Path::new(IN_MEMORY));
+        s.remember(&fact("Felix", "Felix", "drink", "I love fanta", 10))
+            .unwrap();
+        let facts = s.facts_about("Felix", false).unwrap();
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].text, "I love fanta");
+        assert!(!Path::new(IN_MEMORY).exists());
     }
 
     #[test]

@@ -35,7 +35,7 @@ use feedback::Cause;
 pub use search::Plan;
 use search::{search, table_spot, BEAM, COST_FORMULA};
 use simulate::{apply_pour, Effect, PlanState};
-use variants::{get_variants, hand_of, side_of, ungraspable_reason, Elementary};
+use variants::{get_variants, hand_of, ungraspable_reason, Elementary};
 
 /// What to look or point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -742,9 +742,9 @@ pub fn preconditions(
 }
 
 /// Which arm can take `object` now, from inverse kinematics: every `get` variant of
-/// an arm is simulated from the current joints, the arm whose base is nearer first;
-/// the first arm that reaches ends the check (its reason is empty), otherwise each
-/// arm says why not.
+/// an arm is simulated from the current joints, the arm whose base is nearer first,
+/// with straight paths for both arms before any costlier effort (detours); the first
+/// arm that reaches ends the check (its reason is empty), otherwise each arm says why not.
 pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)> {
     let world = &twin.world;
     let robot = match &twin.robot {
@@ -756,6 +756,7 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
                 .collect()
         }
     };
+    let arms = variants::arms_nearest_first(world, robot, object);
     let blocked =
         ungraspable_reason(world, robot, object).or_else(|| match world.object(object).placement {
             Placement::HeldBy { person, .. } => {
@@ -763,38 +764,46 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
             }
             _ => None,
         });
+    if let Some(reason) = blocked {
+        return vec![
+            (hand_of(arms[0]), false, reason.clone()),
+            (hand_of(arms[1]), false, reason),
+        ];
+    }
     let state = PlanState {
         world: world.clone(),
         joints: twin.joints,
         holding: None,
     };
     let step = Elementary::Get { object, arm: None };
-    let at = world.object_base(object);
-    let away = |hand: Hand| {
-        let base = robot.arm(side_of(hand)).world_from_base.translation;
-        glam::Vec3::from(base).truncate().distance(at.truncate())
-    };
-    let mut hands = [Hand::Left, Hand::Right];
-    hands.sort_by(|a, b| away(*a).total_cmp(&away(*b)));
-    let mut arms = Vec::new();
-    for hand in hands {
-        let checked = match &blocked {
-            Some(reason) => (hand, false, reason.clone()),
-            None => {
-                let variants = get_variants(world, robot, object, &[side_of(hand)]);
-                match search::first_feasible(robot, &state, &step, &variants) {
-                    Ok(_) => (hand, true, String::new()),
-                    Err(causes) => (hand, false, reach_reason(world, object, hand, &causes)),
-                }
+    let variants = arms.map(|side| get_variants(world, robot, object, &[side]));
+    let reason = |k: usize, causes: &[Cause]| reach_reason(world, object, hand_of(arms[k]), causes);
+    // What each arm tried so far: the reasons of the arms before the one that reaches.
+    let mut failed: Vec<(Hand, bool, String)> = Vec::new();
+    let mut straight_causes = Vec::new();
+    for (k, vs) in variants.iter().enumerate() {
+        match search::first_straight(robot, &state, &step, vs) {
+            Ok(_) => {
+                failed.push((hand_of(arms[k]), true, String::new()));
+                return failed;
             }
-        };
-        let reaches = checked.1;
-        arms.push(checked);
-        if reaches {
-            break;
+            Err(causes) => {
+                failed.push((hand_of(arms[k]), false, reason(k, &causes)));
+                straight_causes.push(causes);
+            }
         }
     }
-    arms
+    let mut checked = Vec::new();
+    for (k, (vs, causes)) in variants.iter().zip(straight_causes).enumerate() {
+        match search::first_with_effort(robot, &state, &step, vs, causes) {
+            Ok(_) => {
+                checked.push((hand_of(arms[k]), true, String::new()));
+                return checked;
+            }
+            Err(causes) => checked.push((hand_of(arms[k]), false, reason(k, &causes))),
+        }
+    }
+    checked
 }
 
 /// Whether some grasp pose of `object` (any arm, grasp and approach direction) has an

@@ -10,8 +10,9 @@ use crate::twin::world::Placement;
 use super::feedback::Cause;
 use super::simulate::{simulate_aside, simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
-    get_variants, handover_points, pass_variants, point_variants, pour_variants, put_spots_away,
-    put_spots_near, put_variants, relay_spots, target_point, Elementary, Variant,
+    arms_nearest_first, get_variants, handover_points, pass_variants, point_variants,
+    pour_variants, put_spots_away, put_spots_near, put_variants, relay_spots, target_point,
+    Elementary, Variant,
 };
 
 /// Partial plans kept after each step.
@@ -120,7 +121,7 @@ pub fn variants_for(
     let list = match *step {
         Elementary::Get { object, arm } => match arm {
             Some(arm) => get_variants(w, robot, object, &[arm]),
-            None => get_variants(w, robot, object, &Side::BOTH),
+            None => get_variants(w, robot, object, &arms_nearest_first(w, robot, object)),
         },
         Elementary::Relay { object } => {
             put_variants(held_arm()?, &relay_spots(w, object), w.table.height)
@@ -413,6 +414,19 @@ pub fn first_feasible(
     step: &Elementary,
     variants: &[Variant],
 ) -> Result<(Variant, Simulated), Vec<Cause>> {
+    match first_straight(robot, state, step, variants) {
+        Ok(found) => Ok(found),
+        Err(causes) => first_with_effort(robot, state, step, variants, causes),
+    }
+}
+
+/// The first variant feasible with a straight path, or every variant's cause.
+pub fn first_straight(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    variants: &[Variant],
+) -> Result<(Variant, Simulated), Vec<Cause>> {
     // A few at a time, as many as there are threads: the first feasible one
     // ends the search without simulating the rest (the same one as all at once).
     let mut causes = Vec::new();
@@ -428,6 +442,18 @@ pub fn first_feasible(
             }
         }
     }
+    Err(causes)
+}
+
+/// The first variant feasible with more effort (the idle arm aside, detours), given
+/// why each failed straight (`causes`, one per variant); or every variant's truest cause.
+pub fn first_with_effort(
+    robot: &Robot,
+    state: &PlanState,
+    step: &Elementary,
+    variants: &[Variant],
+    mut causes: Vec<Cause>,
+) -> Result<(Variant, Simulated), Vec<Cause>> {
     for level in EFFORTS {
         for (v, c) in variants.iter().zip(causes.iter_mut()) {
             if !detour_may_help(c) {

@@ -140,6 +140,19 @@ pub fn ungraspable_reason(world: &World, robot: &Robot, object: ObjectId) -> Opt
     (!fits).then(|| format!("{name} cannot be grasped: it is too large for the robot's hands."))
 }
 
+/// Both arms, the one whose base is nearer to `object` first: it is the likelier
+/// to reach it, so costly efforts (detours) try its variants first.
+pub fn arms_nearest_first(world: &World, robot: &Robot, object: ObjectId) -> [Side; 2] {
+    let at = world.object_base(object).truncate();
+    let away = |side: Side| {
+        let base = robot.arm(side).world_from_base.translation;
+        Vec3::from(base).truncate().distance(at)
+    };
+    let mut arms = Side::BOTH;
+    arms.sort_by(|a, b| away(*a).total_cmp(&away(*b)));
+    arms
+}
+
 /// Variants of `get`: the given arms x allowed grasps x approach directions.
 pub fn get_variants(world: &World, robot: &Robot, object: ObjectId, arms: &[Side]) -> Vec<Variant> {
     let o = world.object(object);
