@@ -99,6 +99,10 @@ pub struct Normalize {
     /// Words an object phrase never contains (they belong to the sentence).
     #[serde(default)]
     pub not_in_objects: Vec<String>,
+    /// Words that make what they are said with a request ("please"): a bare count
+    /// said with one is an order ("one coffee, please"), not a claim.
+    #[serde(default)]
+    pub requests: Vec<String>,
     /// Words that refer to the last object mentioned ("it", "that one").
     #[serde(default)]
     pub referring: Vec<String>,

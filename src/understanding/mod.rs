@@ -239,6 +239,7 @@ impl Understanding {
                 reading
             }
         };
+        let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
         let reading = with_memory(&grammar.memory, world, turn, reading);
         match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context),
@@ -441,6 +442,43 @@ impl Score {
     }
 }
 
+/// "One coffee, please" / "Einen Kaffee bitte": a count said with a request word
+/// and nothing before it is an order of the thing for the speaker, not a claim
+/// about how many there are ("There are two cups, please check" keeps its lead).
+fn an_order_not_a_count(
+    rules: &grammar::Normalize,
+    turn: &Utterance<'_>,
+    reading: Reading,
+) -> Reading {
+    // A template that starts with a gap, a slot or an optional part has no lead
+    // ("there are", "we have") that would make it a claim.
+    let template = reading.matched.split_once(": ").map_or("", |(_, t)| t);
+    let bare = template.starts_with(['[', '{']);
+    let asked = turn
+        .text
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| rules.requests.iter().any(|r| r.eq_ignore_ascii_case(w)));
+    if reading.act != Act::StateCount || !bare || !asked {
+        return reading;
+    }
+    let Some(object) = reading.slots.object.clone() else {
+        return reading;
+    };
+    Reading {
+        act: Act::Give,
+        slots: Slots {
+            object: Some(object),
+            recipient: Some(PersonMention {
+                said: String::new(),
+                name: Some(turn.speaker.to_string()),
+            }),
+            ..Slots::default()
+        },
+        matched: format!("an order, said with a request word: {}", reading.matched),
+        ..reading
+    }
+}
+
 /// The reading, read again for what it asks of memory: a memory act replaces
 /// it; "my usual" / "last time" mark a request (and make one of a bare "my usual").
 fn with_memory(
@@ -481,8 +519,13 @@ fn with_memory(
         Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
         None => {
             if let Some(refers) = phrases.reference(&heard) {
-                // "My usual" is a request of its own, not a follow-up of the last one.
-                if matches!(reading.act, Act::Unknown | Act::FollowUp) {
+                // "My usual" is a request of its own, not a follow-up of the last one,
+                // nor lost in the greeting or the thanks around it ("Morning! Can I
+                // have my usual?", "The usual for me too, thanks.").
+                if matches!(
+                    reading.act,
+                    Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
+                ) {
                     reading.act = Act::Give;
                     reading.slots = Slots::default();
                     reading.slots.recipient = Some(PersonMention {

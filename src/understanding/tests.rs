@@ -688,3 +688,72 @@ fn doing_it_oneself_is_no_request() {
     assert_eq!(act("I can't reach the milk myself"), Act::Give);
     assert_eq!(act("could you pour me some coffee"), Act::Pour);
 }
+
+#[test]
+fn my_usual_is_a_request_also_between_a_greeting_and_thanks() {
+    let stage = stage();
+    let world = scene::load("coffee").expect("scene");
+    for (speaker, text, act, memory) in [
+        (
+            "Daniel",
+            "Morning! Can I have my usual?",
+            "give",
+            Some("usual"),
+        ),
+        (
+            "Felix",
+            "The usual for me too, thanks.",
+            "give",
+            Some("usual"),
+        ),
+        (
+            "Felix",
+            "Hi! Same cup as last time, please.",
+            "give",
+            Some("last_time"),
+        ),
+        ("Felix", "Good morning!", "greeting", None),
+        ("Felix", "Thanks, that was kind.", "thanks", None),
+    ] {
+        let reading = stage.read(
+            &world,
+            &Utterance {
+                speaker,
+                listener: "the_robot",
+                text,
+            },
+        );
+        let got = (reading.act.as_str(), reading.slots.memory.as_deref());
+        assert_eq!(got, (act, memory), "{text}: {}", reading.matched);
+        if act == "give" {
+            let recipient = reading.slots.recipient.and_then(|r| r.name);
+            assert_eq!(recipient.as_deref(), Some(speaker), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_count_said_with_please_is_an_order() {
+    check(
+        "coffee",
+        &[
+            (
+                "Daniel>the_robot: One coffee please.",
+                "give object=coffee_pot recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: Just one cup, please.",
+                "give object=large_cup/small_cup recipient=Felix",
+            ),
+            // Without a request word, or with a lead, it stays a claim.
+            (
+                "Daniel>Felix: One cup.",
+                "state_count object=large_cup/small_cup",
+            ),
+            (
+                "Daniel>Felix: There are two cups, please look.",
+                "state_count object=large_cup/small_cup",
+            ),
+        ],
+    );
+}
