@@ -224,9 +224,16 @@ pub fn plan(
         }
         None => search(robot, start.clone(), &steps, BEAM),
     };
-    // A relay that gets home beats a direct plan that has to stay out.
+    // A relay (for a pour: the other hand pours) that gets home beats a direct
+    // plan that has to stay out.
     if !outcome.gets_home() {
-        if let Some(relayed) = relay(robot, &start, &request, &outcome) {
+        let other_way = match request {
+            ActionRequest::Pour { source, target } if held.is_none() => {
+                pour_with_the_other_hand(robot, &start, source, target, &outcome)
+            }
+            _ => relay(robot, &start, &request, &outcome),
+        };
+        if let Some(relayed) = other_way {
             if relayed.gets_home() || outcome.plan.is_err() {
                 outcome = relayed;
             }
@@ -321,14 +328,22 @@ fn relay(
         }
         _ => return None,
     };
+    first_plan_by_arm(robot, start, direct, |first| {
+        relay_steps(object, first, last)
+    })
+}
+
+/// The first plan found for the steps `steps_for` gives each arm that could take
+/// the object in the direct attempt, counting what the direct attempt tried too.
+fn first_plan_by_arm(
+    robot: &Robot,
+    start: &PlanState,
+    direct: &search::SearchOutcome,
+    steps_for: impl Fn(Side) -> Vec<Elementary>,
+) -> Option<search::SearchOutcome> {
     let (mut tried, mut feasible) = (direct.tried, direct.feasible);
     for &first in &direct.first_step_arms {
-        let attempt = search(
-            robot,
-            start.clone(),
-            &relay_steps(object, first, last),
-            BEAM,
-        );
+        let attempt = search(robot, start.clone(), &steps_for(first), BEAM);
         tried += attempt.tried;
         feasible += attempt.feasible;
         if attempt.plan.is_ok() {
@@ -340,6 +355,46 @@ fn relay(
         }
     }
     None
+}
+
+/// A pour whose source goes from the hand that takes it to the other hand first
+/// (set down between the arms and taken over), which pours and then sets it down
+/// between the arms again: the cup may stand where only the other arm pours
+/// into it (behind something tall, on the other arm's side).
+pub fn pour_with_the_other_hand_steps(
+    source: ObjectId,
+    target: ObjectId,
+    first: Side,
+) -> Vec<Elementary> {
+    vec![
+        Elementary::Get {
+            object: source,
+            arm: Some(first),
+        },
+        Elementary::Relay { object: source },
+        Elementary::Pose,
+        Elementary::Get {
+            object: source,
+            arm: Some(first.other()),
+        },
+        Elementary::Pour { source, target },
+        Elementary::Relay { object: source },
+        Elementary::Pose,
+    ]
+}
+
+/// The pour by the other hand, for each arm that could take the source; `None`
+/// when that does not help either (the direct attempt's reason then stands).
+fn pour_with_the_other_hand(
+    robot: &Robot,
+    start: &PlanState,
+    source: ObjectId,
+    target: ObjectId,
+    direct: &search::SearchOutcome,
+) -> Option<search::SearchOutcome> {
+    first_plan_by_arm(robot, start, direct, |first| {
+        pour_with_the_other_hand_steps(source, target, first)
+    })
 }
 
 /// Runs CPU-heavy planning without stalling the async tasks waiting on this worker
@@ -606,13 +661,24 @@ fn success_text(
             world.object(object).name,
             world.person(person).name
         ),
-        ActionRequest::Pour { source, target } => format!(
-            "You poured {} from {} into {} with your {arm} hand and put {} back.",
-            liquid.unwrap_or("it"),
-            world.object(source).name,
-            world.object(target).name,
-            world.object(source).name
-        ),
+        ActionRequest::Pour { source, target } => match relayed(plan) {
+            Some((from, to)) => format!(
+                "You passed {} from your {} hand to your {} hand, poured {} into {} and set {} down between your arms.",
+                world.object(source).name,
+                from.name(),
+                to.name(),
+                liquid.unwrap_or("it"),
+                world.object(target).name,
+                world.object(source).name
+            ),
+            None => format!(
+                "You poured {} from {} into {} with your {arm} hand and put {} back.",
+                liquid.unwrap_or("it"),
+                world.object(source).name,
+                world.object(target).name,
+                world.object(source).name
+            ),
+        },
         ActionRequest::PointAt(t) => format!(
             "You pointed at {} with your {arm} hand.",
             target_name(world, t)

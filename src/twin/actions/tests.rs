@@ -825,3 +825,60 @@ fn the_idle_arm_steps_aside_when_the_other_reaches_across_where_it_rests() {
         "You handed glass_1 to Ann with your right hand."
     );
 }
+
+/// Pours from the coffee pot into `target` on `t`.
+fn pour_coffee_into(t: &mut Twin, target: ObjectId) -> ActionReport {
+    let source = obj(t, "coffee_pot");
+    run(t, ActionRequest::Pour { source, target })
+}
+
+/// A cup beyond the cereal box on the right (the shipped coffee table), the pot
+/// on the left: the left hand takes the pot but cannot pour past the box, so it
+/// passes the pot to the right hand, which pours; the cup stays where it stands
+/// and can then be handed over.
+#[test]
+fn the_other_hand_pours_into_a_cup_only_it_reaches() {
+    let mut t = Twin::load("coffee").expect("shipped scene loads");
+    let (pot, small, daniel) = (
+        obj(&t, "coffee_pot"),
+        obj(&t, "small_cup"),
+        per(&t, "Daniel"),
+    );
+    let before = t.world.object_base(small);
+    let r = pour_coffee_into(&mut t, small);
+    assert!(r.ok, "{}", r.text);
+    assert!(
+        r.text.starts_with(
+            "You passed coffee_pot from your left hand to your right hand, poured coffee into small_cup"
+        ),
+        "{}",
+        r.text
+    );
+    assert_eq!(t.world.object(small).contains.as_deref(), Some("coffee"));
+    assert!(t.world.object_base(small).distance(before) < 1e-4);
+    assert!(matches!(
+        t.world.object(pot).placement,
+        Placement::OnTable { .. }
+    ));
+    let r = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: small,
+            person: daniel,
+        },
+    );
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(t.world.holder(small), Some(daniel));
+}
+
+/// Where the pour reaches the cup where it stands, the cup stays there.
+#[test]
+fn a_cup_in_the_open_is_poured_into_where_it_stands() {
+    let mut t = Twin::load("coffee").expect("shipped scene loads");
+    let large = obj(&t, "large_cup");
+    let before = t.world.object_base(large);
+    let r = pour_coffee_into(&mut t, large);
+    assert!(r.ok, "{}", r.text);
+    assert!(r.text.starts_with("You poured coffee"), "{}", r.text);
+    assert!(t.world.object_base(large).distance(before) < 1e-4);
+}
