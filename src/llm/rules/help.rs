@@ -78,6 +78,18 @@ impl RulesBrain {
             }
             _ => return None,
         };
+        // "Another coffee, in the same cup as last time": the drink, poured into
+        // the cup it was poured into then.
+        let act = match reading.act {
+            Act::Give
+                if reading.slots.object.as_ref().is_some_and(|said| {
+                    self.drink_in_cup_last_time(s, said, &object).is_some()
+                }) =>
+            {
+                Act::Pour
+            }
+            act => act,
+        };
         let hindrance = match self.checked(s, &object)? {
             Ok(h) => h,
             Err(calls) => return calls,
@@ -96,7 +108,7 @@ impl RulesBrain {
                     .say("help.who_would_like", &[("object", &thing)]),
             );
         };
-        let plan = self.plan(s, &object, &recipient, &listed)?;
+        let plan = self.plan(s, act, &object, &recipient, &listed)?;
         if let Some(failed) = s
             .dialogue
             .done
@@ -125,7 +137,7 @@ impl RulesBrain {
                 .find(|o| o.name == object)
                 .and_then(|o| o.contains.clone());
             let offer = self.offer(
-                reading.act,
+                act,
                 &object,
                 liquid.as_deref(),
                 &recipient,
@@ -260,6 +272,7 @@ impl RulesBrain {
     fn plan(
         &self,
         s: &Situation<'_>,
+        act: Act,
         object: &str,
         recipient: &str,
         listed: &[Listed],
@@ -270,7 +283,7 @@ impl RulesBrain {
                 json!({"object_name": o, "person_name": recipient}),
             )
         };
-        Some(match s.reading.act {
+        Some(match act {
             Act::Give => vec![give(object)],
             Act::MoveTo => vec![call(
                 "move_object_to_person",
@@ -326,6 +339,10 @@ impl RulesBrain {
             // A glass they named is filled where it is; they asked for no more.
             return Some(((*one).clone(), false));
         }
+        if let Some(cup) = self.cup_last_time(s).filter(|c| self.is_vessel(c)) {
+            let fresh = !held_by_recipient(&cup);
+            return Some((cup, fresh));
+        }
         let pool: Vec<&Listed> = if named.is_empty() {
             listed.iter().filter(|o| self.is_vessel(&o.name)).collect()
         } else {
@@ -365,7 +382,7 @@ impl RulesBrain {
             .map(|o| (o.name.clone(), true))
     }
 
-    fn is_vessel(&self, name: &str) -> bool {
+    pub(super) fn is_vessel(&self, name: &str) -> bool {
         self.world
             .object_named(name)
             .is_some_and(|id| self.world.object(id).kind.drinking_vessel)

@@ -342,6 +342,50 @@ fn confirmed_facts(result: &str) -> Vec<String> {
         .collect()
 }
 
+impl RulesBrain {
+    /// The cup "last time" refers to: the one the newest remembered pour went
+    /// into ("I poured coffee_pot into small_cup"), when the turn says "last time".
+    pub(super) fn cup_last_time(&self, s: &Situation<'_>) -> Option<String> {
+        if s.reading.slots.memory.as_deref() != Some("last_time") {
+            return None;
+        }
+        let recalled = s.dialogue.find("recall")?;
+        recalled
+            .result
+            .lines()
+            .filter(|l| l.starts_with("- episode"))
+            .find_map(poured_into)
+    }
+
+    /// The cup for a drink asked for by what it holds ("a coffee", not "the
+    /// coffee pot") "in the same cup as last time"; `mention` as it was said.
+    pub(super) fn drink_in_cup_last_time(
+        &self,
+        s: &Situation<'_>,
+        mention: &ObjectMention,
+        source: &str,
+    ) -> Option<String> {
+        let id = self.world.object_named(source)?;
+        let liquid = self.world.object(id).contains.as_deref()?;
+        let said_last = mention.said.split_whitespace().last()?;
+        let liquid_last = liquid.split_whitespace().last()?;
+        if said_last != liquid_last {
+            return None;
+        }
+        self.cup_last_time(s).filter(|c| self.is_vessel(c))
+    }
+}
+
+/// The target of an episode's pour: "... I poured coffee_pot into small_cup (...)".
+fn poured_into(line: &str) -> Option<String> {
+    let (_, deed) = line.split_once("] I poured ")?;
+    let (_, rest) = deed.split_once(" into ")?;
+    let cup = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()?;
+    (!cup.is_empty()).then(|| cup.to_string())
+}
+
 /// "I handed red_glass to Daniel" from an episode line, in natural words.
 fn episode_deed(line: &str) -> String {
     let deed = line.split_once("] I ").map_or(line, |(_, d)| d);
