@@ -91,10 +91,10 @@ fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
 }
 
 /// The German development set (tests/sets/de_dev, written by a helper before any
-/// German sentence existed; `language = "de"` in each script): the floor it
-/// reached, at least 92 %, and at most the one needless intervention it still
-/// makes ("ok dann halt sprudel" read as asking for the soda). The goal is 95 %
-/// and none; the held-out set (tests/sets/de_heldout) is reported in the README.
+/// German sentence existed; `language = "de"` in each script): its goal, at
+/// least 95 %, and at most the one needless intervention it still makes ("ok
+/// dann halt sprudel" read as asking for the soda; the goal is none). The
+/// held-out set (tests/sets/de_heldout) is reported in the README.
 #[test]
 fn the_german_development_set_holds_its_floor() {
     let judged = judged_turns("tests/sets/de_dev");
@@ -102,7 +102,7 @@ fn the_german_development_set_holds_its_floor() {
     let failed = failures(&judged);
     let rate = 1.0 - failed.len() as f64 / judged.len() as f64;
     assert!(
-        rate >= 0.92,
+        rate >= 0.95,
         "success {:.1} %:\n{}",
         100.0 * rate,
         failed.join("\n")
