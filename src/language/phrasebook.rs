@@ -92,6 +92,11 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("help.offer_fill_from", &["whom", "object"]),
     ("help.cannot_reach_either", &["why", "reason"]),
     ("help.cannot", &["reason"]),
+    // Why the robot cannot take a thing, said in the language (the tools answer in English).
+    ("robot_reason.too_large", &["object"]),
+    ("robot_reason.held_by", &["object", "person"]),
+    ("robot_reason.out_of_reach", &["object"]),
+    ("robot_reason.blocked", &["object", "things"]),
     ("help.cannot_help", &["reason"]),
     ("help.which_drink", &["drinks"]),
     ("help.no_such", &["thing", "things"]),

@@ -248,8 +248,10 @@ impl RulesBrain {
                 self.speech
                     .say("answer.robot_reaches", &[("object", &thing)])
             } else {
-                self.speech
-                    .say("answer.robot_cannot_reach", &[("reason", &check.result)])
+                self.speech.say(
+                    "answer.robot_cannot_reach",
+                    &[("reason", &self.robot_reason(&check.result))],
+                )
             };
             return self.say(s, text);
         }

@@ -153,6 +153,63 @@ pub fn drinks(listed: &[Listed]) -> Vec<String> {
     out
 }
 
+impl super::RulesBrain {
+    /// A failed reach check (`check_reach_object_for_robot`, whose text is
+    /// English like every tool's) as a reason in the robot's language, for the
+    /// forms the check writes; any other text as it is; without a final stop.
+    pub(super) fn robot_reason(&self, result: &str) -> String {
+        self.robot_reason_in_words(result)
+            .unwrap_or_else(|| result.trim().trim_end_matches('.').to_string())
+    }
+
+    /// The reason in the robot's words, when the check wrote one of its known forms.
+    pub(super) fn robot_reason_in_words(&self, result: &str) -> Option<String> {
+        let text = result.trim().trim_end_matches('.');
+        let object = |id: &str| self.world.object_named(id).map(|_| self.speech.object(id));
+        if let Some(id) =
+            text.strip_suffix(" cannot be grasped: it is too large for the robot's hands")
+        {
+            let thing = object(id)?;
+            return Some(
+                self.speech
+                    .say("robot_reason.too_large", &[("object", &thing)]),
+            );
+        }
+        let (head, why) = text.split_once(": ")?;
+        let id = head
+            .split_once(" cannot take ")
+            .or_else(|| head.split_once(" cannot reach "))?
+            .1;
+        let thing = object(id)?;
+        if let Some(person) = why.strip_suffix(" is holding it") {
+            self.world.person_named(person)?;
+            return Some(self.speech.say(
+                "robot_reason.held_by",
+                &[("object", &thing), ("person", person)],
+            ));
+        }
+        if why == "it is out of reach of both arms" {
+            return Some(
+                self.speech
+                    .say("robot_reason.out_of_reach", &[("object", &thing)]),
+            );
+        }
+        let list = why
+            .strip_prefix("blocked by ")?
+            .strip_suffix(" on every side")?;
+        let ids: Vec<&str> = list
+            .split(", ")
+            .flat_map(|part| part.split(" and "))
+            .collect();
+        let things: Option<Vec<String>> = ids.iter().map(|id| object(id)).collect();
+        let things = self.speech.and_list(&things?);
+        Some(self.speech.say(
+            "robot_reason.blocked",
+            &[("object", &thing), ("things", &things)],
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +222,42 @@ mod tests {
         assert!(l[1].empty && l[1].held_by.as_deref() == Some("Felix"));
         assert_eq!(l[2].name, "box");
         assert_eq!(l[3].held_by.as_deref(), Some("Daniel"));
+    }
+
+    /// The reach check's reasons, said in the robot's language, never with an id.
+    #[test]
+    fn the_robots_reasons_are_said_in_its_language() {
+        use crate::language::Language;
+        use crate::twin::Twin;
+        let mut twin = Twin::load("softdrinks").expect("scene");
+        let check = |twin: &mut Twin, object: &str| {
+            let args = serde_json::json!({"object_name": object});
+            crate::agent::tools::call(twin, "check_reach_object_for_robot", &args).text
+        };
+        let too_large = check(&mut twin, "box");
+        let daniel = twin.world.person_named("Daniel").expect("Daniel");
+        let glass = twin.world.object_named("red_glass").expect("glass");
+        twin.world
+            .give_to_person(glass, daniel)
+            .expect("Daniel takes the glass");
+        let held = check(&mut twin, "red_glass");
+        let english = Language::english().expect("English");
+        let german =
+            Language::load(&crate::paths::data_root().join("languages/de")).expect("German");
+        let en = super::super::RulesBrain::new(&twin.world, &english);
+        let de = super::super::RulesBrain::new(&twin.world, &german);
+        assert_eq!(
+            en.robot_reason(&too_large),
+            "the box is too large for my hands"
+        );
+        assert_eq!(
+            de.robot_reason(&too_large),
+            "der Karton ist zu groß für meine Hände"
+        );
+        assert_eq!(en.robot_reason(&held), "Daniel is holding the red glass");
+        assert_eq!(de.robot_reason(&held), "Daniel hält das rote Glas");
+        // A text the check does not write stays as it is.
+        assert_eq!(en.robot_reason("the arm is broken."), "the arm is broken");
     }
 
     #[test]

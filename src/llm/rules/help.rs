@@ -242,12 +242,17 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
                 };
                 if Hindrance::from_robot_check(&reach.result).object.is_none() {
-                    let (why, result) =
-                        (hindrance.explanation(receiver, &self.speech), &reach.result);
-                    let reason = result.split_once(": ").map_or(result.as_str(), |(_, r)| r);
+                    let why = hindrance.explanation(receiver, &self.speech);
+                    let result = reach.result.as_str();
+                    let reason = self.robot_reason_in_words(result).unwrap_or_else(|| {
+                        result
+                            .split_once(": ")
+                            .map_or(result, |(_, r)| r)
+                            .to_string()
+                    });
                     let why = self.speech.say(
                         "help.cannot_reach_either",
-                        &[("why", &why), ("reason", reason)],
+                        &[("why", &why), ("reason", &reason)],
                     );
                     return Some(Err(self.say(s, why)));
                 }
@@ -260,7 +265,8 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
                 };
                 if Hindrance::from_robot_check(&check.result).object.is_none() {
-                    let why = self.speech.say("help.cannot", &[("reason", &check.result)]);
+                    let reason = self.robot_reason(&check.result);
+                    let why = self.speech.say("help.cannot", &[("reason", &reason)]);
                     return Some(Err(self.say(s, why)));
                 }
                 Some(Ok(Hindrance::default()))
