@@ -357,30 +357,18 @@ fn first_plan_by_arm(
     None
 }
 
-/// A pour whose source goes from the hand that takes it to the other hand first
-/// (set down between the arms and taken over), which pours and then sets it down
-/// between the arms again: the cup may stand where only the other arm pours
-/// into it (behind something tall, on the other arm's side).
-pub fn pour_with_the_other_hand_steps(
+/// A relay of a pour's source: the hand that takes it sets it down between the
+/// arms, the other takes it over, pours, and sets it down there again (the cup
+/// may stand where only the other arm pours into it, behind something tall).
+fn pour_with_the_other_hand_steps(
     source: ObjectId,
     target: ObjectId,
     first: Side,
 ) -> Vec<Elementary> {
-    vec![
-        Elementary::Get {
-            object: source,
-            arm: Some(first),
-        },
-        Elementary::Relay { object: source },
-        Elementary::Pose,
-        Elementary::Get {
-            object: source,
-            arm: Some(first.other()),
-        },
-        Elementary::Pour { source, target },
-        Elementary::Relay { object: source },
-        Elementary::Pose,
-    ]
+    let mut steps = relay_steps(source, first, Elementary::Pour { source, target });
+    // Before the way home: the source back on the table.
+    steps.insert(steps.len() - 1, Elementary::Relay { object: source });
+    steps
 }
 
 /// The pour by the other hand, for each arm that could take the source; `None`
@@ -844,22 +832,23 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
     let step = Elementary::Get { object, arm: None };
     let variants = arms.map(|side| get_variants(world, robot, object, &[side]));
     let reason = |k: usize, causes: &[Cause]| reach_reason(world, object, hand_of(arms[k]), causes);
-    // What each arm tried so far: the reasons of the arms before the one that reaches.
-    let mut failed: Vec<(Hand, bool, String)> = Vec::new();
+    // Straight paths, arm by arm: the reasons of the arms before one that reaches.
+    let mut checked: Vec<(Hand, bool, String)> = Vec::new();
     let mut straight_causes = Vec::new();
     for (k, vs) in variants.iter().enumerate() {
         match search::first_straight(robot, &state, &step, vs) {
             Ok(_) => {
-                failed.push((hand_of(arms[k]), true, String::new()));
-                return failed;
+                checked.push((hand_of(arms[k]), true, String::new()));
+                return checked;
             }
             Err(causes) => {
-                failed.push((hand_of(arms[k]), false, reason(k, &causes)));
+                checked.push((hand_of(arms[k]), false, reason(k, &causes)));
                 straight_causes.push(causes);
             }
         }
     }
-    let mut checked = Vec::new();
+    // Then more effort, arm by arm: each arm's truest reason if none reaches.
+    checked.clear();
     for (k, (vs, causes)) in variants.iter().zip(straight_causes).enumerate() {
         match search::first_with_effort(robot, &state, &step, vs, causes) {
             Ok(_) => {
