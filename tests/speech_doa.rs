@@ -9,7 +9,7 @@ use attentive::frontend::{
     resolve_speaker, AudioSettings, FrontEnd, FrontendError, Localizer, Transcriber, Transcript,
     WavSource,
 };
-use speech_support::{array_recording, espeak_at, table};
+use speech_support::{array_recording, espeak_at, table, transcript};
 
 const RATE: u32 = 16_000;
 
@@ -78,15 +78,7 @@ fn the_person_in_that_direction_is_the_speaker() {
 struct Fixed(&'static str);
 impl Transcriber for Fixed {
     fn transcribe(&mut self, _s: &[f32], _n: &[String]) -> Result<Transcript, FrontendError> {
-        Ok(Transcript {
-            text: self.0.into(),
-            confidence: 0.9,
-            no_speech_prob: 0.0,
-            rejected: None,
-            elapsed: Default::default(),
-            audio_ctx: 0,
-            threads: 1,
-        })
+        Ok(transcript(self.0))
     }
 }
 

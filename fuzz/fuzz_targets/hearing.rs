@@ -2,7 +2,8 @@
 //! was heard (and the misheard-name repair of the front end): no panic, no
 //! hang, and never a correction toward a word the table lacks (or, where a
 //! request's verb goes, a verb the sentences lack; a name of several words
-//! is of the table's words). Run:
+//! is of the table's words); with a second hearing after `\x01`, choosing
+//! between the two does not panic. Run:
 //! `RUSTC_BOOTSTRAP=1 cargo fuzz run hearing -- -runs=200000` (repository root).
 #![no_main]
 
@@ -35,6 +36,10 @@ fuzz_target!(|data: &[u8]| {
     let (worlds, kinds, stage) = setup();
     // "scene TOML \0 transcript" tries the scene; otherwise a shipped table.
     let (scene_text, transcript) = text.split_once('\0').unwrap_or(("", text));
+    // "first \x01 second": a second hearing of the same audio to choose from.
+    let (transcript, second) = transcript
+        .split_once('\u{1}')
+        .map_or((transcript, None), |(a, b)| (a, Some(b.to_string())));
     let custom = scene::from_toml_str(scene_text, kinds).ok();
     let world = custom
         .as_ref()
@@ -46,6 +51,16 @@ fuzz_target!(|data: &[u8]| {
         listener: "the_robot",
         text: transcript,
     };
+    if let Some(second) = second {
+        // Choosing between hearings: no panic; a taken second hearing is reported.
+        let chosen = stage.correct_hearing_among(world, &[], &utterance, &[second.clone()]);
+        let own = stage.correct_hearing(world, &[], &utterance);
+        assert!(
+            chosen.text == own.text || !chosen.corrections.is_empty(),
+            "the text changed without a correction"
+        );
+        return;
+    }
     let corrected = stage.correct_hearing(world, &[], &utterance);
     let vocabulary = table_words(world);
     for c in &corrected.corrections {

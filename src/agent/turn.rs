@@ -15,6 +15,10 @@ pub struct Turn {
     /// How the speaker was found, for spoken turns (`speaker_by` in the turn event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker_by: Option<String>,
+    /// For spoken turns: other texts the recogniser heard in the same audio,
+    /// which the understanding stage may take instead where it reads them better.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 /// Why a line is not a turn; the message is the one-line hint for the user.
@@ -62,6 +66,7 @@ impl Turn {
             listener: listener.to_string(),
             text: text.to_string(),
             speaker_by: None,
+            alternatives: Vec::new(),
         })
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ListenArgs;
-use attentive::daemon::audio::CompleteWords;
+use attentive::daemon::audio::{table_things, CompleteWords};
 use attentive::frontend::{
     participants_from_scene_file, FrontEnd, Heard, Listening, Recognizer, Turn,
 };
@@ -45,6 +45,8 @@ pub fn run(args: &ListenArgs, json: bool, config: Option<&Path>) -> anyhow::Resu
         }
     );
     let mut frontend = FrontEnd::new(settings, participants, recognizer);
+    // As in the daemon: the table's things for a second hearing of words not sure.
+    frontend.set_vocabulary(&table_things(&scene));
     let mut print_err = None;
     // As in the daemon: a turn whose words are complete ends at a short pause.
     let words = CompleteWords::load(all.language(), &args.scene);

@@ -249,6 +249,7 @@ async fn post_turn(
             listener,
             text: text.trim().to_string(),
             speaker_by: None,
+            alternatives: Vec::new(),
         },
         _ => {
             return Err(ApiError::bad(
@@ -305,6 +306,7 @@ pub fn ground_turn(world: &World, turn: Turn) -> Result<Turn, ApiError> {
         listener,
         text: turn.text,
         speaker_by: None,
+        alternatives: Vec::new(),
     })
 }
 

@@ -162,7 +162,7 @@ impl Microphone {
         let participants = participants_from_scene_file(scene_file, settings.array_offset)
             .map_err(|e| e.to_string())?;
         let mut recognizer = Recognizer::new(&settings.asr).map_err(|e| e.to_string())?;
-        if settings.asr.prompt_vocabulary {
+        if settings.asr.prompt_vocabulary || settings.asr.second_hearing {
             recognizer.set_vocabulary(&table_things(scene_file));
         }
         let (mut source, description): (Box<dyn AudioSource + Send>, String) = match source {
@@ -219,6 +219,7 @@ impl Microphone {
                             listener: heard.listener.clone(),
                             text: heard.text.clone(),
                             speaker_by: Some(heard.speaker_by.as_str().to_string()),
+                            alternatives: heard.alternatives.clone(),
                         };
                         if let Err(why) = intake.submit(turn) {
                             tracing::info!("heard turn not taken: {why}");
@@ -288,7 +289,7 @@ fn note_questions(
 
 /// The scene's things (objects, contents, kinds) for the recogniser's prompt;
 /// none when the scene does not load (the twin reports that itself).
-fn table_things(scene_file: &Path) -> Vec<String> {
+pub fn table_things(scene_file: &Path) -> Vec<String> {
     use crate::twin::vocabulary::{table_words, WordRole};
     match crate::twin::scene::load_file(scene_file) {
         Ok(world) => table_words(&world)

@@ -251,6 +251,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                 listener: layouts::RECEIVER.to_string(),
                 text,
                 speaker_by: None,
+                alternatives: Vec::new(),
             };
             let helps = case.case != Case::Unobtrusive;
             episodes.push(Episode {
@@ -619,6 +620,7 @@ fn spoken_turns(t: &EpisodeTurn) -> Option<Vec<Turn>> {
                 listener: part.listener.clone(),
                 text: part.text.clone(),
                 speaker_by: Some("spoken".to_string()),
+                alternatives: part.alternatives.clone(),
             })
             .collect(),
     )

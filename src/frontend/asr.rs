@@ -162,6 +162,36 @@ impl Recognizer {
         samples: &[f32],
         names: &[String],
     ) -> Result<Transcript, FrontendError> {
+        let things = if self.settings.prompt_vocabulary {
+            self.vocabulary.clone()
+        } else {
+            Vec::new()
+        };
+        self.decode(samples, names, &things)
+    }
+
+    /// A second hearing with the table's things in the prompt as well as the
+    /// names; `None` when the recogniser knows no things of the table or its
+    /// first hearing had them already.
+    pub fn transcribe_with_vocabulary(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Option<Transcript>, FrontendError> {
+        if self.vocabulary.is_empty() || self.settings.prompt_vocabulary {
+            return Ok(None);
+        }
+        let things = self.vocabulary.clone();
+        self.decode(samples, names, &things).map(Some)
+    }
+
+    /// Decodes one utterance with `names` and `things` in the initial prompt.
+    fn decode(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+        things: &[String],
+    ) -> Result<Transcript, FrontendError> {
         let started = Instant::now();
         // A short silent lead-in: a word starting at the very first frame is often lost.
         let mut audio = vec![0.0; (LEAD_IN_S * VAD_RATE as f32) as usize];
@@ -173,11 +203,6 @@ impl Recognizer {
         let seconds = audio.len() as f32 / VAD_RATE as f32;
         // Whisper pads to 30 s and encodes 1500 positions; the utterance needs only its own.
         let audio_ctx = ((seconds * CTX_PER_SECOND).ceil() as i32 + CTX_MARGIN).min(1500);
-        let things: &[String] = if self.settings.prompt_vocabulary {
-            &self.vocabulary
-        } else {
-            &[]
-        };
         let prompt = initial_prompt(&self.settings, names, things);
 
         let strategy = match self.settings.beam_size {

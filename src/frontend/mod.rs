@@ -87,6 +87,16 @@ pub trait Transcriber {
         names: &[String],
     ) -> Result<Transcript, FrontendError>;
 
+    /// A second hearing of the same utterance with the table's words in the
+    /// prompt too (see [`Recognizer::transcribe_with_vocabulary`]); `None`: none.
+    fn transcribe_with_vocabulary(
+        &mut self,
+        _samples: &[f32],
+        _names: &[String],
+    ) -> Result<Option<Transcript>, FrontendError> {
+        Ok(None)
+    }
+
     /// Words of the table (objects, contents, kinds) to bias recognition toward.
     fn set_vocabulary(&mut self, _words: &[String]) {}
 
@@ -102,6 +112,14 @@ impl<T: Transcriber + ?Sized> Transcriber for &mut T {
         names: &[String],
     ) -> Result<Transcript, FrontendError> {
         (**self).transcribe(samples, names)
+    }
+
+    fn transcribe_with_vocabulary(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Option<Transcript>, FrontendError> {
+        (**self).transcribe_with_vocabulary(samples, names)
     }
 
     fn set_vocabulary(&mut self, words: &[String]) {
@@ -120,6 +138,14 @@ impl Transcriber for Recognizer {
         names: &[String],
     ) -> Result<Transcript, FrontendError> {
         Recognizer::transcribe(self, samples, names)
+    }
+
+    fn transcribe_with_vocabulary(
+        &mut self,
+        samples: &[f32],
+        names: &[String],
+    ) -> Result<Option<Transcript>, FrontendError> {
+        Recognizer::transcribe_with_vocabulary(self, samples, names)
     }
 
     fn set_vocabulary(&mut self, words: &[String]) {
@@ -535,7 +561,8 @@ impl<T: Transcriber> FrontEnd<T> {
             for u in utterances.drain(..) {
                 stream.stats.utterances += 1;
                 let closed = Instant::now();
-                let turn = self.closed_turn(&u, stream.direction(&u).as_ref())?;
+                let sure = options.complete.as_deref_mut();
+                let turn = self.closed_turn(&u, stream.direction(&u).as_ref(), sure)?;
                 heard(&mut stream.stats, turn, closed, on_heard);
             }
             match stream.segmenter.take_early() {
@@ -563,11 +590,19 @@ impl<T: Transcriber> FrontEnd<T> {
         &mut self,
         early: &Utterance,
         doa: Option<&Doa>,
-        complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
+        mut complete: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
     ) -> Result<bool, FrontendError> {
-        let turn = self.turn(early, doa)?;
+        let turn = self.turn_heard_twice(early, doa, complete.as_deref_mut())?;
         let is_complete = match (&turn, complete) {
-            (Some(t), Some(complete)) => complete(t),
+            (Some(t), Some(complete)) => {
+                complete(t)
+                    || t.alternatives.iter().any(|a| {
+                        complete(&Turn {
+                            text: a.clone(),
+                            ..t.clone()
+                        })
+                    })
+            }
             _ => false,
         };
         if is_complete {
@@ -590,10 +625,67 @@ impl<T: Transcriber> FrontEnd<T> {
         &mut self,
         u: &Utterance,
         doa: Option<&Doa>,
+        sure: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
     ) -> Result<Option<Turn>, FrontendError> {
         match self.provisional.take() {
             Some(p) if p.start_s == u.start_s && p.end_s == u.end_s => Ok(p.turn),
-            _ => self.turn(u, doa),
+            _ => self.turn_heard_twice(u, doa, sure),
+        }
+    }
+
+    /// The turn of one utterance; when `sure` finds its words not read with
+    /// certainty, the utterance is heard a second time with the table's things
+    /// in the prompt, and that text goes with the turn as an alternative for
+    /// the understanding stage to choose (a first hearing with them in the
+    /// prompt makes whisper write them where they were not said, and costs
+    /// every turn the time of a longer prompt).
+    fn turn_heard_twice(
+        &mut self,
+        u: &Utterance,
+        doa: Option<&Doa>,
+        sure: Option<&mut (dyn FnMut(&Turn) -> bool + Send + '_)>,
+    ) -> Result<Option<Turn>, FrontendError> {
+        let Some(mut turn) = self.turn(u, doa)? else {
+            return Ok(None);
+        };
+        let Some(sure) = sure.filter(|_| self.settings.asr.second_hearing) else {
+            return Ok(Some(turn));
+        };
+        if sure(&turn) {
+            return Ok(Some(turn));
+        }
+        let names = self.prompt_names();
+        let Some(second) = self
+            .transcriber
+            .transcribe_with_vocabulary(&u.samples, &names)?
+        else {
+            return Ok(Some(turn));
+        };
+        turn.recognition_ms += second.elapsed.as_secs_f64() * 1000.0;
+        if let Some(why) = &second.rejected {
+            tracing::debug!(text = %second.text, "second hearing rejected: {why}");
+            return Ok(Some(turn));
+        }
+        let text = self
+            .settings
+            .asr
+            .restore_vocative
+            .then(|| listener::restore_vocative(&second.text, &self.participants))
+            .flatten()
+            .unwrap_or(second.text);
+        if text != turn.text {
+            tracing::debug!(first = %turn.text, second = %text, "heard a second time with the table's things");
+            turn.alternatives.push(text);
+        }
+        Ok(Some(turn))
+    }
+
+    /// Names for the recogniser's prompt (none when `asr.prompt_names` is off).
+    fn prompt_names(&self) -> Vec<String> {
+        if self.settings.asr.prompt_names {
+            self.participants.spoken_names()
+        } else {
+            Vec::new()
         }
     }
 
@@ -603,11 +695,7 @@ impl<T: Transcriber> FrontEnd<T> {
         u: &Utterance,
         doa: Option<&Doa>,
     ) -> Result<Option<Turn>, FrontendError> {
-        let names = if self.settings.asr.prompt_names {
-            self.participants.spoken_names()
-        } else {
-            Vec::new()
-        };
+        let names = self.prompt_names();
         let transcript = self.transcriber.transcribe(&u.samples, &names)?;
         if let Some(why) = &transcript.rejected {
             tracing::info!(start_s = u.start_s, text = %transcript.text, "utterance rejected: {why}");

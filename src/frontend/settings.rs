@@ -85,6 +85,10 @@ pub struct AsrSettings {
     /// Off by default: measured, whisper then writes the prompt's words where
     /// they were not said ("the carafe" for "the cow's"), and the robot acted on them.
     pub prompt_vocabulary: bool,
+    /// Hear an utterance whose words the understanding stage is not sure of a
+    /// second time, with the table's things in the prompt; the stage takes
+    /// that text only where it then reads the turn better.
+    pub second_hearing: bool,
     /// Put a name misheard at the start of an utterance right ("then you'll," → Daniel).
     pub restore_vocative: bool,
     /// Beams of whisper's beam search (at most 8); 1 decodes greedily.
@@ -140,6 +144,7 @@ impl Default for AsrSettings {
             min_confidence: 0.35,
             prompt_names: true,
             prompt_vocabulary: false,
+            second_hearing: true,
             restore_vocative: true,
             beam_size: 1,
             quieter_talker_db: 8.0,

@@ -27,6 +27,10 @@ pub struct Turn {
     /// The recogniser's own text, when a misheard name in it was put right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heard: Option<String>,
+    /// Other texts the recogniser heard in the same audio (a second hearing
+    /// with the table's things in the prompt), for the understanding stage to choose.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
     /// How long the recogniser took for it, ms.
     pub recognition_ms: f64,
     /// The turn ended at a short pause because its words were complete
@@ -49,6 +53,7 @@ impl Turn {
             doa_deg: None,
             confidence: 0.0,
             heard: None,
+            alternatives: Vec::new(),
             recognition_ms: 0.0,
             early: false,
         }

@@ -103,6 +103,55 @@ impl Understanding {
         earlier: &[Utterance<'_>],
         turn: &Utterance<'_>,
     ) -> Corrected {
+        self.corrected_and_read(world, earlier, turn, Only::Any).0
+    }
+
+    /// As [`Understanding::correct_hearing`], choosing among the first hearing
+    /// and `alternatives` (the same audio heard again): an alternative is
+    /// taken only where the stage reads it, corrected, better than the first,
+    /// and read whole with only things heard nearly as said put right, and where each of the table's words it adds sounds like words of the
+    /// first hearing (not the prompt's words written where nothing like them
+    /// was said). What was taken is one correction of the words that differ.
+    pub fn correct_hearing_among(
+        &self,
+        world: &World,
+        earlier: &[Utterance<'_>],
+        turn: &Utterance<'_>,
+        alternatives: &[String],
+    ) -> Corrected {
+        let (mut best, mut quality) = self.corrected_and_read(world, earlier, turn, Only::Any);
+        let vocabulary = table_words(world);
+        for text in alternatives {
+            if !heard_alike(turn.text, text, &vocabulary) {
+                tracing::debug!(first = turn.text, second = %text, "second hearing adds table words nothing like the first");
+                continue;
+            }
+            let second = Utterance { text, ..*turn };
+            // On a second hearing only things heard nearly as said are put
+            // right, and it must then be read whole: a verb guessed, a word left
+            // out or a far sound-alike in it ("why don't skeleton string, wine?"
+            // → drink) makes remarks requests.
+            let (mut corrected, q) =
+                self.corrected_and_read(world, earlier, &second, Only::NearThings);
+            if q.1 && q > quality {
+                let (heard, read_as) = differing_words(turn.text, text);
+                corrected
+                    .corrections
+                    .insert(0, Correction { heard, read_as });
+                (best, quality) = (corrected, q);
+            }
+        }
+        best
+    }
+
+    /// The corrected text and how well the stage reads it.
+    fn corrected_and_read(
+        &self,
+        world: &World,
+        earlier: &[Utterance<'_>],
+        turn: &Utterance<'_>,
+        only: Only,
+    ) -> (Corrected, Quality) {
         let read = |text: &str| self.read_in_dialogue(world, earlier, &Utterance { text, ..*turn });
         let heard = read(turn.text);
         let tokens = tokens(turn.text);
@@ -111,6 +160,9 @@ impl Understanding {
         let doubt = Doubt::of(&heard, &vocabulary);
         let targets = targets(&vocabulary, world);
         let mut candidates = candidates(&tokens, &targets, &vocabulary, &words, &doubt);
+        if only == Only::NearThings {
+            candidates.retain(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
+        }
         candidates.sort_by(|a, b| {
             b.similarity
                 .total_cmp(&a.similarity)
@@ -140,7 +192,7 @@ impl Understanding {
                 .collect();
             tracing::debug!(heard = turn.text, ?alike, "hearing corrected");
         }
-        Corrected {
+        let corrected = Corrected {
             text: apply(turn.text, &tokens, &taken),
             corrections: taken
                 .iter()
@@ -149,8 +201,81 @@ impl Understanding {
                     read_as: c.target.clone(),
                 })
                 .collect(),
-        }
+        };
+        (corrected, best)
     }
+}
+
+/// How alike a table word of a second hearing must sound to words of the
+/// first for the second to be believed ("moke" → milk, "fandom" → fanta).
+const SECOND_HEARING_SIMILARITY: f32 = 0.5;
+
+/// Whether each of the table's words that `second` has and `first` lacks
+/// sounds like up to three words of `first`; a number written in digits
+/// stands for any words ("Call a 0" → cola zero).
+fn heard_alike(first: &str, second: &str, vocabulary: &[TableWord]) -> bool {
+    let first = tokens(first);
+    if first
+        .iter()
+        .any(|t| t.word.chars().any(|c| c.is_ascii_digit()))
+    {
+        return true;
+    }
+    let first_words = &first;
+    let spans: Vec<String> = (0..first.len())
+        .flat_map(|at| (1..=MAX_SPAN).filter_map(move |len| first_words.get(at..at + len)))
+        .map(|span| {
+            span.iter()
+                .map(|t| t.word.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    tokens(second)
+        .iter()
+        .filter(|t| vocabulary.iter().any(|v| v.word == t.word))
+        .filter(|t| !first.iter().any(|f| f.word == t.word))
+        .all(|t| {
+            spans
+                .iter()
+                .any(|span| similarity(span, &t.word) >= SECOND_HEARING_SIMILARITY)
+        })
+}
+
+/// The words where two hearings differ, common words at both ends left out.
+fn differing_words(first: &str, second: &str) -> (String, String) {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        first.split_whitespace().collect(),
+        second.split_whitespace().collect(),
+    );
+    let same = |x: &str, y: &str| {
+        let bare = |w: &str| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        };
+        bare(x) == bare(y)
+    };
+    let head = a.iter().zip(&b).take_while(|(x, y)| same(x, y)).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| same(x, y))
+        .count();
+    let words = |w: &[&str]| w.join(" ");
+    (
+        words(&a[head..a.len() - tail]),
+        words(&b[head..b.len() - tail]),
+    )
+}
+
+/// Which replacements a correction may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Only {
+    /// Any: things, names, verbs, a first word left out.
+    Any,
+    /// Only the table's things, heard nearly as said ("fan to" → fanta).
+    NearThings,
 }
 
 /// How well a turn was read (see [`quality`]).
@@ -677,6 +802,49 @@ mod tests {
                 text,
             },
         )
+    }
+
+    fn correct_among(scene: &str, heard: &str, second: &str) -> Corrected {
+        let (stage, world) = english_on(scene);
+        let turn = Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text: heard,
+        };
+        stage.correct_hearing_among(&world, &[], &turn, &[second.to_string()])
+    }
+
+    #[test]
+    fn a_second_hearing_that_names_the_thing_is_taken() {
+        let c = correct_among(
+            "coffee",
+            "Put the moke in front of me, please.",
+            "Put the milk in front of me, please.",
+        );
+        assert_eq!(c.text, "Put the milk in front of me, please.");
+        assert_eq!(c.corrections[0].heard, "moke");
+        assert_eq!(c.corrections[0].read_as, "milk");
+    }
+
+    #[test]
+    fn a_second_hearing_read_only_in_part_is_not_taken() {
+        let c = correct_among(
+            "dinner",
+            "Why don't Skeleton's Dream Wine?",
+            "Why don't skeleton string, wine?",
+        );
+        assert_eq!(c.text, "Why don't Skeleton's Dream Wine?");
+    }
+
+    #[test]
+    fn a_second_hearing_with_a_table_word_nothing_like_the_first_is_not_taken() {
+        // The prompt's word written where something else was said.
+        let c = correct_among(
+            "softdrinks",
+            "Pass me the thing over there.",
+            "Pass me the fanta over there.",
+        );
+        assert!(c.corrections.is_empty(), "{:?}", c.corrections);
     }
 
     #[test]

@@ -14,6 +14,19 @@ use glam::Vec3;
 use rustfft::num_complex::Complex32;
 use rustfft::FftPlanner;
 
+/// A confident transcript of `text`, as a stand-in recogniser returns it.
+pub fn transcript(text: &str) -> attentive::frontend::Transcript {
+    attentive::frontend::Transcript {
+        text: text.into(),
+        confidence: 0.9,
+        no_speech_prob: 0.0,
+        rejected: None,
+        elapsed: Default::default(),
+        audio_ctx: 0,
+        threads: 1,
+    }
+}
+
 /// Speech of `text` from espeak-ng, 16 kHz mono; panics with the fix when espeak-ng is absent.
 pub fn espeak(text: &str) -> Vec<f32> {
     espeak_at(text, 16_000)

@@ -322,12 +322,18 @@ impl Agent {
         }
         let earlier = self.earlier_turns();
         let earlier: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
-        let corrected = stage.correct_hearing(&twin.world, &earlier, &turn.utterance());
+        let corrected = stage.correct_hearing_among(
+            &twin.world,
+            &earlier,
+            &turn.utterance(),
+            &turn.alternatives,
+        );
         if corrected.corrections.is_empty() {
             return None;
         }
         let turn = Turn {
             text: corrected.text,
+            alternatives: Vec::new(),
             ..turn.clone()
         };
         Some((turn, corrected.corrections))

@@ -53,6 +53,9 @@ pub struct HeardPart {
     pub text: String,
     /// Whom it was said to.
     pub listener: String,
+    /// Other texts heard in the same audio (see [`crate::frontend::Turn::alternatives`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 /// Every turn of `episodes` spoken and heard, on `jobs` threads; `done` is told
@@ -282,6 +285,7 @@ impl Hearing<'_> {
             .map(|t| HeardPart {
                 text: t.text.clone(),
                 listener: listener_of(t),
+                alternatives: t.alternatives.clone(),
             })
             .collect();
         let listener = parts
