@@ -161,7 +161,7 @@ impl Understanding {
         let targets = targets(&vocabulary, world);
         let mut candidates = candidates(&tokens, &targets, &vocabulary, &words, &doubt);
         if only == Only::NearThings {
-            candidates.retain(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
+            candidates.retain(|c| c.verb || (c.thing && c.similarity >= HEARD_THING_SIMILARITY));
         }
         candidates.sort_by(|a, b| {
             b.similarity
@@ -669,7 +669,7 @@ fn candidates(
         }
         if doubt.no_act && may_be_a_misheard_verb(tokens, at, vocabulary, words) {
             out.extend(
-                verbs_like(first, words)
+                verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
                     .map(|(target, similarity)| Candidate {
                         at,
@@ -716,37 +716,54 @@ fn may_be_a_misheard_verb(
     words: &Words,
 ) -> bool {
     let word = &tokens[at].word;
+    let (first, before_me) = (
+        opens_at(tokens, at, vocabulary, words),
+        before_me(tokens, at, words),
+    );
     if !words.knows(word) {
-        return verb_goes_at(tokens, at, vocabulary, words);
+        return first || before_me;
     }
-    let before_me = tokens
-        .get(at + 1)
-        .is_some_and(|t| words.recipients.contains(&t.word));
-    before_me && !words.verbs.contains(word) && !words.recipients.contains(word)
+    // A known word first in the utterance: its first sound is the one most
+    // often lost ("ask me" for "pass me", "but the" for "put the").
+    (first || before_me) && !words.verbs.contains(word) && !words.recipients.contains(word)
 }
 
-/// Whether a request's verb may stand at token `at`: first, after openers
-/// ("can you", "please") and names, or right before "me" or "us".
-fn verb_goes_at(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
-    let opens = tokens[..at].iter().all(|t| {
+/// Whether token `at` comes first in the utterance, after openers ("can
+/// you", "please") and names only: where a request's verb goes.
+fn opens_at(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
+    tokens[..at].iter().all(|t| {
         words.openers.contains(&t.word)
             || vocabulary
                 .iter()
                 .any(|v| v.word == t.word && v.role == WordRole::Name)
-    });
-    let before_me = tokens
-        .get(at + 1)
-        .is_some_and(|t| words.recipients.contains(&t.word));
-    opens || before_me
+    })
 }
 
-/// The sentences' verbs that `heard` sounds most like, when alike enough.
-fn verbs_like(heard: &str, words: &Words) -> Vec<(String, f32)> {
+/// Whether token `at` stands right before "me" or "us".
+fn before_me(tokens: &[Token], at: usize, words: &Words) -> bool {
+    tokens
+        .get(at + 1)
+        .is_some_and(|t| words.recipients.contains(&t.word))
+}
+
+/// The sentences' verbs that `heard` sounds most like, when alike enough;
+/// heard `first` in its utterance, the verb's first sound may have been
+/// lost ("ask" for pass) or changed.
+fn verbs_like(heard: &str, words: &Words, first: bool) -> Vec<(String, f32)> {
+    let alike_to = |verb: &str| {
+        let whole = similarity(heard, verb);
+        match verb.char_indices().nth(1) {
+            Some((second, _)) if first && !"aeiou".contains(&verb[..second]) => {
+                whole.max(similarity(heard, &verb[second..]))
+            }
+            _ => whole,
+        }
+    };
     let mut alike: Vec<(String, f32)> = words
         .verbs
         .iter()
         .filter(|w| w.len() >= 3 && w.as_str() != heard)
-        .map(|w| (w.clone(), similarity(heard, w)))
+        .map(|w| (w.clone(), alike_to(w)))
         .filter(|(_, s)| *s >= VERB_SIMILARITY)
         .collect();
     alike.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -955,6 +972,35 @@ mod tests {
             "Has me the fan to then, more for me.",
         );
         assert!(c.text.starts_with("pass me the fanta"), "{c:?}");
+    }
+
+    #[test]
+    fn the_first_sound_of_an_utterance_may_be_lost_or_changed() {
+        // Whisper loses or changes the onset of the first word: "pass" → "ask", "put" → "but".
+        let c = correct(
+            "softdrinks",
+            "Daniel",
+            "the_robot",
+            "Ask me my phone please.",
+        );
+        assert!(c.text.starts_with("pass me my phone"), "{c:?}");
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "the_robot",
+            "But the cola zero in front of me.",
+        );
+        assert!(c.text.starts_with("put the cola zero"), "{c:?}");
+        // A remark that starts with such a word stays as it was said.
+        let c = correct("softdrinks", "Felix", "Daniel", "But the cola is warm.");
+        assert!(c.corrections.is_empty(), "{c:?}");
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Ask me later, I'm reading.",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]
