@@ -157,7 +157,10 @@ impl Understanding {
         let tokens = tokens(turn.text);
         let vocabulary = table_words(world);
         let words = known_words(self.grammar(), &vocabulary);
-        let doubt = Doubt::of(&heard, &vocabulary);
+        let doubt = Doubt {
+            question: turn.text.trim_end().ends_with('?'),
+            ..Doubt::of(&heard, &vocabulary)
+        };
         let targets = targets(&vocabulary, world);
         let mut candidates = candidates(&tokens, &targets, &vocabulary, &words, &doubt);
         if only == Only::NearThings {
@@ -382,6 +385,8 @@ struct Doubt {
     words: BTreeSet<String>,
     /// Words left out to ground a mention ("old" of "the old milk").
     left_out: BTreeSet<String>,
+    /// Written as a question: its first word is its own ("is", "do"), no misheard verb.
+    question: bool,
 }
 
 impl Doubt {
@@ -415,6 +420,7 @@ impl Doubt {
             no_act: reading.act == Act::Unknown,
             words,
             left_out,
+            question: false,
         }
     }
 }
@@ -667,7 +673,7 @@ fn candidates(
                 known: false,
             });
         }
-        if doubt.no_act && may_be_a_misheard_verb(tokens, at, vocabulary, words) {
+        if doubt.no_act && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question) {
             out.extend(
                 verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
@@ -714,6 +720,7 @@ fn may_be_a_misheard_verb(
     at: usize,
     vocabulary: &[TableWord],
     words: &Words,
+    question: bool,
 ) -> bool {
     let word = &tokens[at].word;
     let (first, before_me) = (
@@ -724,7 +731,9 @@ fn may_be_a_misheard_verb(
         return first || before_me;
     }
     // A known word first in the utterance: its first sound is the one most
-    // often lost ("ask me" for "pass me", "but the" for "put the").
+    // often lost ("ask me" for "pass me", "but the" for "put the"); a
+    // question's first word is its own ("is the oat milk vegan?").
+    let first = first && !question;
     (first || before_me) && !words.verbs.contains(word) && !words.recipients.contains(word)
 }
 
@@ -1001,6 +1010,9 @@ mod tests {
             "Ask me later, I'm reading.",
         );
         assert!(c.corrections.is_empty(), "{c:?}");
+        // A question's first word is its own ("is" is not a misheard "pass").
+        let c = correct("coffee", "Felix", "the_robot", "Is the rot milk vegan?");
+        assert!(!c.text.to_lowercase().starts_with("pass"), "{c:?}");
     }
 
     #[test]
