@@ -18,6 +18,7 @@ const RATE: u32 = 16_000;
 struct TwoHearings {
     first: &'static str,
     second: &'static str,
+    second_confidence: f32,
     second_asked: Rc<Cell<usize>>,
 }
 
@@ -32,17 +33,21 @@ impl Transcriber for TwoHearings {
         _n: &[String],
     ) -> Result<Option<Transcript>, FrontendError> {
         self.second_asked.set(self.second_asked.get() + 1);
-        Ok(Some(transcript(self.second)))
+        Ok(Some(Transcript {
+            confidence: self.second_confidence,
+            ..transcript(self.second)
+        }))
     }
 }
 
 /// The turns heard in one spoken utterance, with `sure` judging the words, and
 /// how often the second hearing was asked for.
-fn heard(sure: bool, settings: AudioSettings) -> (Vec<Turn>, usize) {
+fn heard(sure: bool, settings: AudioSettings, second_confidence: f32) -> (Vec<Turn>, usize) {
     let asked = Rc::new(Cell::new(0));
     let transcriber = TwoHearings {
         first: "Put the moke in front of me, please.",
         second: "Put the milk in front of me, please.",
+        second_confidence,
         second_asked: asked.clone(),
     };
     let mut mono = vec![0.0; RATE as usize];
@@ -68,7 +73,7 @@ fn heard(sure: bool, settings: AudioSettings) -> (Vec<Turn>, usize) {
 
 #[test]
 fn words_not_sure_are_heard_again_and_the_second_text_goes_with_the_turn() {
-    let (turns, asked) = heard(false, AudioSettings::default());
+    let (turns, asked) = heard(false, AudioSettings::default(), 0.9);
     assert_eq!(turns.len(), 1, "{turns:?}");
     assert_eq!(turns[0].text, "Put the moke in front of me, please.");
     assert_eq!(
@@ -85,7 +90,7 @@ fn words_not_sure_are_heard_again_and_the_second_text_goes_with_the_turn() {
 
 #[test]
 fn words_the_stage_is_sure_of_are_heard_once() {
-    let (turns, asked) = heard(true, AudioSettings::default());
+    let (turns, asked) = heard(true, AudioSettings::default(), 0.9);
     assert_eq!(turns.len(), 1, "{turns:?}");
     assert!(turns[0].alternatives.is_empty());
     assert_eq!(asked, 0);
@@ -97,7 +102,15 @@ fn words_the_stage_is_sure_of_are_heard_once() {
 fn the_second_hearing_can_be_switched_off() {
     let mut settings = AudioSettings::default();
     settings.asr.second_hearing = false;
-    let (turns, asked) = heard(false, settings);
+    let (turns, asked) = heard(false, settings, 0.9);
     assert!(turns[0].alternatives.is_empty());
     assert_eq!(asked, 0);
+}
+
+#[test]
+fn a_second_hearing_less_certain_than_the_first_is_dropped() {
+    // The first hearing's confidence is 0.9.
+    let (turns, asked) = heard(false, AudioSettings::default(), 0.6);
+    assert!(asked >= 1);
+    assert!(turns[0].alternatives.is_empty(), "{turns:?}");
 }

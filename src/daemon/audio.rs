@@ -290,13 +290,8 @@ fn note_questions(
 /// The scene's things (objects, contents, kinds) for the recogniser's prompt;
 /// none when the scene does not load (the twin reports that itself).
 pub fn table_things(scene_file: &Path) -> Vec<String> {
-    use crate::twin::vocabulary::{table_words, WordRole};
     match crate::twin::scene::load_file(scene_file) {
-        Ok(world) => table_words(&world)
-            .into_iter()
-            .filter(|w| w.role == WordRole::Thing)
-            .map(|w| w.word)
-            .collect(),
+        Ok(world) => crate::twin::vocabulary::prompt_things(&world),
         Err(e) => {
             tracing::warn!("no table words for the recogniser: {e}");
             Vec::new()

@@ -666,6 +666,12 @@ impl<T: Transcriber> FrontEnd<T> {
             tracing::debug!(text = %second.text, "second hearing rejected: {why}");
             return Ok(Some(turn));
         }
+        // Believed only where the recogniser is as sure of it as of the first:
+        // the prompt's words written over what was said come with less certainty.
+        if second.confidence < turn.confidence {
+            tracing::debug!(text = %second.text, confidence = second.confidence, first = turn.confidence, "second hearing less certain than the first");
+            return Ok(Some(turn));
+        }
         let text = self
             .settings
             .asr

@@ -64,9 +64,51 @@ pub fn table_words(world: &World) -> Vec<TableWord> {
     out
 }
 
+/// The table's things as people name them, for the recogniser's prompt: a
+/// name of several words stays one phrase ("cola zero", "coffee pot"), so
+/// that the recogniser does not write its words apart ("cola, zero");
+/// contents first, then objects' names, then kinds' words; no duplicates.
+pub fn prompt_things(world: &World) -> Vec<String> {
+    let phrase = |text: &str| {
+        let kept: Vec<String> = words(text)
+            .into_iter()
+            .filter(|w| w.chars().all(char::is_alphabetic))
+            .collect();
+        kept.join(" ")
+    };
+    let objects = world.objects();
+    let contents = objects.iter().filter_map(|o| o.contains.as_deref());
+    let names = objects.iter().map(|o| o.name.as_str());
+    let kinds = objects
+        .iter()
+        .flat_map(|o| o.kind.words.iter().map(String::as_str));
+    let mut out: Vec<String> = Vec::new();
+    for text in contents.chain(names).chain(kinds) {
+        let p = phrase(text);
+        if p.len() >= 3 && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_of_several_words_is_one_phrase_of_the_prompt() {
+        let world = crate::twin::scene::load("softdrinks").unwrap();
+        let things = prompt_things(&world);
+        assert!(things.contains(&"cola zero".to_string()), "{things:?}");
+        assert!(things.contains(&"fanta".to_string()), "{things:?}");
+        assert!(!things.contains(&"zero".to_string()), "{things:?}");
+        assert!(!things
+            .iter()
+            .any(|t| t.contains('_') || t.chars().any(|c| c.is_ascii_digit())));
+        let unique: BTreeSet<&String> = things.iter().collect();
+        assert_eq!(unique.len(), things.len());
+    }
 
     #[test]
     fn the_softdrinks_table_has_its_names_and_things() {

@@ -122,6 +122,13 @@ impl Understanding {
         let (mut best, mut quality) = self.corrected_and_read(world, earlier, turn, Only::Any);
         let vocabulary = table_words(world);
         for text in alternatives {
+            // The prompt lists the table's things with commas, and whisper
+            // copies them: "why don't skeletons drink, wine" makes a clause of
+            // "wine", read as a request. The first hearing's breaks stand.
+            if clause_breaks(text) > clause_breaks(turn.text) {
+                tracing::debug!(first = turn.text, second = %text, "second hearing breaks the words into more clauses");
+                continue;
+            }
             if !heard_alike(turn.text, text, &vocabulary) {
                 tracing::debug!(first = turn.text, second = %text, "second hearing adds table words nothing like the first");
                 continue;
@@ -243,6 +250,14 @@ fn heard_alike(first: &str, second: &str, vocabulary: &[TableWord]) -> bool {
                 .iter()
                 .any(|span| similarity(span, &t.word) >= SECOND_HEARING_SIMILARITY)
         })
+}
+
+/// Marks that end a clause or sentence in a transcript.
+fn clause_breaks(text: &str) -> usize {
+    text.trim_end_matches(|c: char| ",.;:!?".contains(c) || c.is_whitespace())
+        .chars()
+        .filter(|c| ",.;:!?".contains(*c))
+        .count()
 }
 
 /// The words where two hearings differ, common words at both ends left out.
@@ -860,6 +875,17 @@ mod tests {
             "Why don't skeleton string, wine?",
         );
         assert_eq!(c.text, "Why don't Skeleton's Dream Wine?");
+    }
+
+    #[test]
+    fn a_second_hearing_that_breaks_the_words_apart_is_not_taken() {
+        // The prompt's commas copied: "wine" alone would be read as a request.
+        let c = correct_among(
+            "dinner",
+            "Why don't skeletons drink wine, they have nobody to drink with",
+            "Why don't skeletons drink, wine, they have nobody to drink with.",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::frontend::participants::{facing_from_yaw, Participant, DEFAULT_EYE_HE
 use crate::frontend::{
     listener, FrontEnd, Heard, Listening, Participants, Recognizer, WavSource, VAD_RATE,
 };
-use crate::twin::vocabulary::{table_words, WordRole};
+use crate::twin::vocabulary::{prompt_things, table_words};
 use crate::twin::World;
 
 /// Silence before the speech (the VAD ignores its first ~0.3 s while it settles).
@@ -143,11 +143,7 @@ impl Hearing<'_> {
     ) -> Result<Episode, SpokenError> {
         let participants = participants_of(&episode.world, self.options.audio.array_offset);
         let vocabulary = table_words(&episode.world);
-        let things: Vec<String> = vocabulary
-            .iter()
-            .filter(|w| w.role == WordRole::Thing)
-            .map(|w| w.word.clone())
-            .collect();
+        let things = prompt_things(&episode.world);
         let mut out = episode.clone();
         for (index, turn) in out.turns.iter_mut().enumerate() {
             let seed =
