@@ -672,18 +672,22 @@ impl<T: Transcriber> FrontEnd<T> {
             tracing::debug!(text = %second.text, confidence = second.confidence, first = turn.confidence, "second hearing less certain than the first");
             return Ok(Some(turn));
         }
-        let text = self
-            .settings
-            .asr
-            .restore_vocative
-            .then(|| listener::restore_vocative(&second.text, &self.participants))
-            .flatten()
-            .unwrap_or(second.text);
+        let text = self.restored_vocative(&second.text).unwrap_or(second.text);
         if text != turn.text {
             tracing::debug!(first = %turn.text, second = %text, "heard a second time with the table's things");
             turn.alternatives.push(text);
         }
         Ok(Some(turn))
+    }
+
+    /// The text with a name misheard at its start put right, when there is
+    /// one and `asr.restore_vocative` is on.
+    fn restored_vocative(&self, text: &str) -> Option<String> {
+        self.settings
+            .asr
+            .restore_vocative
+            .then(|| listener::restore_vocative(text, &self.participants))
+            .flatten()
     }
 
     /// Names for the recogniser's prompt (none when `asr.prompt_names` is off).
@@ -708,12 +712,7 @@ impl<T: Transcriber> FrontEnd<T> {
             return Ok(None);
         }
         // A name misheard at the start decides the listener: put it right first.
-        let restored = self
-            .settings
-            .asr
-            .restore_vocative
-            .then(|| listener::restore_vocative(&transcript.text, &self.participants))
-            .flatten();
+        let restored = self.restored_vocative(&transcript.text);
         if let Some(text) = &restored {
             tracing::info!(heard = %transcript.text, as_ = %text, "a misheard name at the start put right");
         }

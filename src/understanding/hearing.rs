@@ -103,15 +103,19 @@ impl Understanding {
         earlier: &[Utterance<'_>],
         turn: &Utterance<'_>,
     ) -> Corrected {
-        self.corrected_and_read(world, earlier, turn, Only::Any).0
+        let vocabulary = table_words(world);
+        self.corrected_and_read(world, earlier, turn, &vocabulary, Only::Any)
+            .0
     }
 
     /// As [`Understanding::correct_hearing`], choosing among the first hearing
     /// and `alternatives` (the same audio heard again): an alternative is
-    /// taken only where the stage reads it, corrected, better than the first,
-    /// and read whole with only things heard nearly as said put right, and where each of the table's words it adds sounds like words of the
-    /// first hearing (not the prompt's words written where nothing like them
-    /// was said). What was taken is one correction of the words that differ.
+    /// taken only where, with nothing but verbs and things heard nearly as
+    /// said put right, the stage reads it whole and better than the first;
+    /// where it has no more clause breaks than the first; and where each of
+    /// the table's words it adds sounds like words of the first (not the
+    /// prompt's words written where nothing like them was said). What was
+    /// taken is one correction of the words that differ.
     pub fn correct_hearing_among(
         &self,
         world: &World,
@@ -119,8 +123,9 @@ impl Understanding {
         turn: &Utterance<'_>,
         alternatives: &[String],
     ) -> Corrected {
-        let (mut best, mut quality) = self.corrected_and_read(world, earlier, turn, Only::Any);
         let vocabulary = table_words(world);
+        let (mut best, mut quality) =
+            self.corrected_and_read(world, earlier, turn, &vocabulary, Only::Any);
         for text in alternatives {
             // The prompt lists the table's things with commas, and whisper
             // copies them: "why don't skeletons drink, wine" makes a clause of
@@ -134,12 +139,17 @@ impl Understanding {
                 continue;
             }
             let second = Utterance { text, ..*turn };
-            // On a second hearing only things heard nearly as said are put
-            // right, and it must then be read whole: a verb guessed, a word left
-            // out or a far sound-alike in it ("why don't skeleton string, wine?"
-            // → drink) makes remarks requests.
-            let (mut corrected, q) =
-                self.corrected_and_read(world, earlier, &second, Only::NearThings);
+            // On a second hearing only verbs and things heard nearly as said
+            // are put right, and it must then be read whole: a word left out or
+            // a far sound-alike in it ("why don't skeleton string, wine?" →
+            // drink) makes remarks requests.
+            let (mut corrected, q) = self.corrected_and_read(
+                world,
+                earlier,
+                &second,
+                &vocabulary,
+                Only::VerbsAndNearThings,
+            );
             if q.1 && q > quality {
                 let (heard, read_as) = differing_words(turn.text, text);
                 corrected
@@ -157,20 +167,17 @@ impl Understanding {
         world: &World,
         earlier: &[Utterance<'_>],
         turn: &Utterance<'_>,
+        vocabulary: &[TableWord],
         only: Only,
     ) -> (Corrected, Quality) {
         let read = |text: &str| self.read_in_dialogue(world, earlier, &Utterance { text, ..*turn });
         let heard = read(turn.text);
         let tokens = tokens(turn.text);
-        let vocabulary = table_words(world);
-        let words = known_words(self.grammar(), &vocabulary);
-        let doubt = Doubt {
-            question: turn.text.trim_end().ends_with('?'),
-            ..Doubt::of(&heard, &vocabulary)
-        };
-        let targets = targets(&vocabulary, world);
-        let mut candidates = candidates(&tokens, &targets, &vocabulary, &words, &doubt);
-        if only == Only::NearThings {
+        let words = known_words(self.grammar(), vocabulary);
+        let doubt = Doubt::of(&heard, vocabulary, turn.text);
+        let targets = targets(vocabulary, world);
+        let mut candidates = candidates(&tokens, &targets, vocabulary, &words, &doubt);
+        if only == Only::VerbsAndNearThings {
             candidates.retain(|c| c.verb || (c.thing && c.similarity >= HEARD_THING_SIMILARITY));
         }
         candidates.sort_by(|a, b| {
@@ -292,8 +299,9 @@ fn differing_words(first: &str, second: &str) -> (String, String) {
 enum Only {
     /// Any: things, names, verbs, a first word left out.
     Any,
-    /// Only the table's things, heard nearly as said ("fan to" → fanta).
-    NearThings,
+    /// Verbs ("past me" → pass me), and the table's things heard nearly as
+    /// said ("fan to" → fanta).
+    VerbsAndNearThings,
 }
 
 /// How well a turn was read (see [`quality`]).
@@ -405,7 +413,8 @@ struct Doubt {
 }
 
 impl Doubt {
-    fn of(reading: &Reading, vocabulary: &[TableWord]) -> Self {
+    /// The doubt of `reading`, the reading of `text`.
+    fn of(reading: &Reading, vocabulary: &[TableWord], text: &str) -> Self {
         let s = &reading.slots;
         let mut said: Vec<&str> = s
             .things()
@@ -435,7 +444,7 @@ impl Doubt {
             no_act: reading.act == Act::Unknown,
             words,
             left_out,
-            question: false,
+            question: text.trim_end().ends_with('?'),
         }
     }
 }
