@@ -162,20 +162,7 @@ pub fn obstacles(world: &World) -> ObstacleSet {
         ) {
             continue;
         }
-        let base = world.object_base(id);
-        match o.shape() {
-            ShapeTemplate::Cylinder { radius, height } => {
-                set.add_cylinder(o.name.clone(), base, radius, height)
-            }
-            ShapeTemplate::Box { size } => set.add(
-                o.name.clone(),
-                SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z),
-                Pose::from_parts(
-                    base + Vec3::Z * (0.5 * size.z),
-                    Quat::from_rotation_z(world.object_yaw(id)),
-                ),
-            ),
-        }
+        add_object(&mut set, world, id);
     }
     for p in world.persons() {
         // Seated torso from the seat to the shoulders, and the head.
@@ -193,6 +180,25 @@ pub fn obstacles(world: &World) -> ObstacleSet {
         set.add_capsule(p.name.clone(), head);
     }
     set
+}
+
+/// An object as it stands, added to `set` under its name.
+pub(super) fn add_object(set: &mut ObstacleSet, world: &World, id: ObjectId) {
+    let o = world.object(id);
+    let base = world.object_base(id);
+    match o.shape() {
+        ShapeTemplate::Cylinder { radius, height } => {
+            set.add_cylinder(o.name.clone(), base, radius, height)
+        }
+        ShapeTemplate::Box { size } => set.add(
+            o.name.clone(),
+            SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z),
+            Pose::from_parts(
+                base + Vec3::Z * (0.5 * size.z),
+                Quat::from_rotation_z(world.object_yaw(id)),
+            ),
+        ),
+    }
 }
 
 /// Heights (m) the hand may wait above its home pose when someone has set a thing

@@ -5,23 +5,23 @@
 //! seeded RRT-Connect detour; a carry also tries the hand turned about the
 //! object's upright axis. The first failure explains a refusal.
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Mat3A, Quat, Vec3};
 
 use crate::twin::kinds::GraspType;
 use crate::twin::kinematics::{
-    frame_from_z_x, translation, IkTarget, Motion, MotionFailure, ObstacleSet, Robot, Side,
-    Waypoint,
+    frame_from_z_x, translation, Capsule, IkTarget, Motion, MotionFailure, ObstacleSet, Obstacles,
+    Robot, Side, Waypoint,
 };
-use crate::twin::world::Placement;
+use crate::twin::world::{Placement, World};
 use crate::twin::ObjectId;
 
 use super::feedback::Cause;
 use super::simulate::{
-    apply_pour, arm_hand, attached, carry_lift, centre_base, detour, holding_of, horizontal, index,
-    joint_move, lift_over, move_to_ik, obstacles, other_hand_takes, resting_pose, retreat, run,
-    turned_about, with_translation, world_from_centre, Detours, Effect, Goal, Holding, Metrics,
-    PlanState, Simulated, Tail, HOVER_CLEAR, LIFT_CLEAR, POUR_GAP, POUR_TILT, PRE_GRASP,
-    PUT_TURNS_DEG, TABLE, TRANSIT_HEIGHT,
+    add_object, apply_pour, arm_hand, attached, carry_lift, centre_base, detour, holding_of,
+    horizontal, index, joint_move, lift_over, move_to_ik, obstacles, other_hand_takes,
+    resting_pose, retreat, run, turned_about, with_translation, world_from_centre, Detours, Effect,
+    Goal, Holding, Metrics, PlanState, Simulated, Tail, HOVER_CLEAR, LIFT_CLEAR, POUR_GAP,
+    POUR_TILT, PRE_GRASP, PUT_TURNS_DEG, TABLE, TRANSIT_HEIGHT,
 };
 use super::variants::{hand_of, same_joints, target_point, Elementary, Variant};
 
@@ -271,28 +271,44 @@ fn grips(
             let hand_y = arm_hand(p.robot, &p.next, arm).matrix3.y_axis;
             let first_up = hand_y.z >= 0.0;
             let tilt = GRIP_TILT_DEG * if first_up { 1.0 } else { -1.0 };
-            // (upright, degrees about the approach): level both ways, then the nearer tilted.
-            [
-                (first_up, 0.0),
-                (!first_up, 0.0),
-                (first_up, tilt),
-                (first_up, -tilt),
-            ]
-            .into_iter()
-            .map(|(up, tilt_deg): (bool, f32)| {
+            // The hand frame of a grip: the approach along `d`, the closing axis level, the
+            // hand upright or upside down, tilted about the approach by `tilt_deg`.
+            let level = |up: bool, tilt_deg: f32| {
                 let y = if up { Vec3::Z } else { -Vec3::Z };
-                // Tilted about the approach: the fingers still close across the cylinder.
                 let y = Quat::from_axis_angle(d, tilt_deg.to_radians()) * y;
-                let m = frame_from_z_x(d, y.cross(d));
-                let pose = |at: Vec3| IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), at));
-                Grip {
-                    pre: pose(pre_at),
-                    at: pose(g),
-                    hover: pose(hover_at),
-                    touching: vec![name.clone()],
-                }
-            })
-            .collect()
+                frame_from_z_x(d, y.cross(d))
+            };
+            let pitched = pitched_grips(
+                p,
+                world,
+                object,
+                arm,
+                g,
+                [level(first_up, 0.0), level(!first_up, 0.0)],
+            );
+            let levels = [
+                level(first_up, 0.0),
+                level(!first_up, 0.0),
+                level(first_up, tilt),
+                level(first_up, -tilt),
+            ];
+            pitched
+                .into_iter()
+                .chain(levels.map(|m| (m, g)))
+                .map(|(m, at)| {
+                    let approach = Vec3::from(m.z_axis);
+                    let pre_at = at - approach * PRE_GRASP;
+                    let hover_at = Vec3::new(pre_at.x, pre_at.y, (top + HOVER_CLEAR).max(pre_at.z));
+                    let pose =
+                        |at: Vec3| IkTarget::Pose(Affine3A::from_mat3_translation(m.into(), at));
+                    Grip {
+                        pre: pose(pre_at),
+                        at: pose(at),
+                        hover: pose(hover_at),
+                        touching: vec![name.clone()],
+                    }
+                })
+                .collect()
         }
         GraspType::Top => {
             // Closing direction across the object's short side; fingertips touch the table.
@@ -307,6 +323,75 @@ fn grips(
             }]
         }
     }
+}
+
+/// How far a parallel hand's side grip leans down from level (degrees): the hand comes
+/// from above and the forearm stays high, over what stands around the object, where a
+/// level grip brings the whole forearm down to the object's height.
+const GRIP_PITCH_DEG: f32 = 50.0;
+/// How much deeper the palm may sit in the held object than with a level grip (m).
+const PALM_SLACK: f32 = 0.005;
+
+/// The level grip frames (at the grasp point `g`) leaned down by [`GRIP_PITCH_DEG`] about
+/// their closing axis, each at the lowest grasp point up the object (to [`TOP_HOLD`] below
+/// its top, at most [`MAX_RAISE`] above `g`) where the palm sits no deeper in the object than a level grip's: a hand from
+/// above holds a glass higher up, as a person's does, so that its palm clears the rim.
+fn pitched_grips(
+    p: &Planning<'_>,
+    world: &World,
+    object: ObjectId,
+    arm: Side,
+    g: Vec3,
+    levels: [Mat3A; 2],
+) -> Vec<(Mat3A, Vec3)> {
+    let palm = p.robot.arm(arm).hand_capsules();
+    let mut held = ObstacleSet::new();
+    add_object(&mut held, world, object);
+    let depth = |m: Mat3A, at: Vec3| {
+        palm_depth(&palm, &Affine3A::from_mat3_translation(m.into(), at), &held)
+    };
+    let highest = (world.object_top(object).z - TOP_HOLD).min(g.z + MAX_RAISE);
+    levels
+        .into_iter()
+        .filter_map(|m| {
+            let closing = Vec3::from(m.x_axis);
+            let lean =
+                |deg: f32| Mat3A::from_quat(Quat::from_axis_angle(closing, deg.to_radians())) * m;
+            // Lean the approach down, whichever way the closing axis points.
+            let (one, other) = (lean(GRIP_PITCH_DEG), lean(-GRIP_PITCH_DEG));
+            let pitched = if one.z_axis.z <= other.z_axis.z {
+                one
+            } else {
+                other
+            };
+            let allowed = depth(m, g) + PALM_SLACK;
+            let steps = ((highest - g.z) / HOLD_STEP).floor().max(0.0) as usize;
+            (0..=steps)
+                .map(|k| g + Vec3::Z * (k as f32 * HOLD_STEP))
+                .find(|&at| depth(pitched, at) <= allowed)
+                .map(|at| (pitched, at))
+        })
+        .collect()
+}
+
+/// How far below its top a grip from above may hold an object at the highest (m).
+const TOP_HOLD: f32 = 0.02;
+/// How much higher than a level grip a grip from above may hold an object (m): near
+/// the top of a cup or a glass, never by a bottle's neck.
+const MAX_RAISE: f32 = 0.05;
+/// Steps up the object when looking for where a grip from above holds it (m).
+const HOLD_STEP: f32 = 0.005;
+
+/// How deep the hand's capsules (`palm`, in the hand frame) sink into `held` with the hand
+/// at `world_from_hand` (m; 0 when clear).
+fn palm_depth(palm: &[Capsule], world_from_hand: &Affine3A, held: &ObstacleSet) -> f32 {
+    palm.iter()
+        .filter_map(|c| {
+            let a = world_from_hand.transform_point3(c.a);
+            let world = Capsule::new(a, world_from_hand.transform_point3(c.b), c.radius);
+            held.capsule_clearance(&world, &[])
+        })
+        .fold(0.0, |deepest, cl| deepest.max(-cl.distance))
 }
 
 /// The rungs of the approach ladder, cheapest first; every grip tries a rung before

@@ -472,6 +472,23 @@ impl ArmKinematics {
         self.capsules_from_frames(&self.link_frames(q))
     }
 
+    /// The capsules that move with the hand (links after the last joint: flange, palm),
+    /// in the tool-centre frame: where the palm is for any hand pose.
+    pub fn hand_capsules(&self) -> Vec<Capsule> {
+        let frames = self.link_frames(&self.home);
+        let hand_from_world = frames.hand().inverse();
+        let after_last_joint = |end: &CapsuleEnd| end.frame >= self.dof();
+        self.capsules_from_frames(&frames)
+            .into_iter()
+            .zip(&self.links)
+            .filter(|(_, l)| after_last_joint(&l.start) && after_last_joint(&l.end))
+            .map(|(c, _)| {
+                let a = hand_from_world.transform_point3(c.a);
+                Capsule::new(a, hand_from_world.transform_point3(c.b), c.radius)
+            })
+            .collect()
+    }
+
     /// Whether self-collision between links `i` and `j` is ignored (they share a joint or
     /// the description lists them in `chain.ignore_pairs`).
     pub fn links_adjacent(&self, i: usize, j: usize) -> bool {

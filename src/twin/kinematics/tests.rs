@@ -525,3 +525,32 @@ fn head_looks_at_people_and_table() {
     let a = r.head_angles_towards(Vec3::new(-0.8, 0.0, 3.0));
     assert!(!a.within_limits);
 }
+
+#[test]
+fn the_hand_capsules_move_with_the_hand() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/robots/panda_bimanual.toml");
+    let d = RobotDescription::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let r = robot_from(&d);
+    let arm = r.arm(Side::Left);
+    let palm = arm.hand_capsules();
+    // The Franka Hand: the flange and the palm across the fingers, 6.8 cm behind the tool centre.
+    assert!(!palm.is_empty());
+    assert!(palm
+        .iter()
+        .any(|c| (c.a.z + 0.0684).abs() < 1e-3 && (c.b.z + 0.0684).abs() < 1e-3));
+    let mut rng = Lcg::new(7);
+    for _ in 0..20 {
+        let q = random_joints(arm, &mut rng);
+        let frames = arm.link_frames(&q);
+        let world = arm.capsules_from_frames(&frames);
+        let hand = frames.hand();
+        for c in &palm {
+            let (a, b) = (hand.transform_point3(c.a), hand.transform_point3(c.b));
+            let same = world
+                .iter()
+                .any(|w| w.a.distance(a) < 1e-4 && w.b.distance(b) < 1e-4 && w.radius == c.radius);
+            assert!(same, "a hand capsule in the world at {q:?}");
+        }
+    }
+}
