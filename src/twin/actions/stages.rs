@@ -328,11 +328,11 @@ fn grips(
 /// How far a parallel hand's side grip leans down from level (degrees): the hand comes
 /// from above and the forearm stays high, over what stands around the object, where a
 /// level grip brings the whole forearm down to the object's height.
-const GRIP_PITCH_DEG: f32 = 50.0;
+const GRIP_PITCHES_DEG: [f32; 2] = [50.0, 20.0];
 /// How much deeper the palm may sit in the held object than with a level grip (m).
 const PALM_SLACK: f32 = 0.005;
 
-/// The level grip frames (at the grasp point `g`) leaned down by [`GRIP_PITCH_DEG`] about
+/// The level grip frames (at the grasp point `g`) leaned down by the steepest of [`GRIP_PITCHES_DEG`] that fits about
 /// their closing axis, each at the lowest grasp point up the object (to [`TOP_HOLD`] below
 /// its top, at most [`MAX_RAISE`] above `g`) where the palm sits no deeper in the object than a level grip's: a hand from
 /// above holds a glass higher up, as a person's does, so that its palm clears the rim.
@@ -357,19 +357,22 @@ fn pitched_grips(
             let closing = Vec3::from(m.x_axis);
             let lean =
                 |deg: f32| Mat3A::from_quat(Quat::from_axis_angle(closing, deg.to_radians())) * m;
-            // Lean the approach down, whichever way the closing axis points.
-            let (one, other) = (lean(GRIP_PITCH_DEG), lean(-GRIP_PITCH_DEG));
-            let pitched = if one.z_axis.z <= other.z_axis.z {
-                one
-            } else {
-                other
-            };
             let allowed = depth(m, g) + PALM_SLACK;
             let steps = ((highest - g.z) / HOLD_STEP).floor().max(0.0) as usize;
-            (0..=steps)
-                .map(|k| g + Vec3::Z * (k as f32 * HOLD_STEP))
-                .find(|&at| depth(pitched, at) <= allowed)
-                .map(|at| (pitched, at))
+            // The steepest lean whose palm clears the object somewhere up its side.
+            GRIP_PITCHES_DEG.iter().find_map(|&deg| {
+                // Lean the approach down, whichever way the closing axis points.
+                let (one, other) = (lean(deg), lean(-deg));
+                let pitched = if one.z_axis.z <= other.z_axis.z {
+                    one
+                } else {
+                    other
+                };
+                (0..=steps)
+                    .map(|k| g + Vec3::Z * (k as f32 * HOLD_STEP))
+                    .find(|&at| depth(pitched, at) <= allowed)
+                    .map(|at| (pitched, at))
+            })
         })
         .collect()
 }
