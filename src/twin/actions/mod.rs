@@ -33,7 +33,7 @@ use crate::twin::{Hand, ObjectId, PersonId, Twin};
 
 use feedback::Cause;
 pub use search::Plan;
-use search::{search, table_spot, BEAM, COST_FORMULA};
+use search::{search_remembering, table_spot, Simulations, BEAM, COST_FORMULA};
 use simulate::{apply_pour, Effect, PlanState};
 use variants::{get_variants, hand_of, ungraspable_reason, Elementary};
 
@@ -208,13 +208,17 @@ pub fn plan(
         holding: held,
     };
     let t0 = Instant::now();
+    // Every search below starts from `start`: they share what they simulated.
+    let known = Simulations::default();
+    let search =
+        |steps: &[Elementary]| search_remembering(robot, start.clone(), steps, BEAM, &known);
     let mut outcome = match preferring(twin.preferred_arm, &steps) {
-        Some(steps) => {
-            let preferred = search(robot, start.clone(), &steps, BEAM);
+        Some(preferred_steps) => {
+            let preferred = search(&preferred_steps);
             if preferred.gets_home() {
                 preferred
             } else {
-                let any = search(robot, start.clone(), &steps, BEAM);
+                let any = search(&steps);
                 if any.plan.is_err() && preferred.plan.is_ok() {
                     preferred
                 } else {
@@ -222,16 +226,16 @@ pub fn plan(
                 }
             }
         }
-        None => search(robot, start.clone(), &steps, BEAM),
+        None => search(&steps),
     };
     // A relay (for a pour: the other hand pours) that gets home beats a direct
     // plan that has to stay out.
     if !outcome.gets_home() {
         let other_way = match request {
             ActionRequest::Pour { source, target } if held.is_none() => {
-                pour_with_the_other_hand(robot, &start, source, target, &outcome)
+                pour_with_the_other_hand(&search, source, target, &outcome)
             }
-            _ => relay(robot, &start, &request, &outcome),
+            _ => relay(&search, &request, &outcome),
         };
         if let Some(relayed) = other_way {
             if relayed.gets_home() || outcome.plan.is_err() {
@@ -316,8 +320,7 @@ pub fn relay_steps(object: ObjectId, first: Side, last: Elementary) -> Vec<Eleme
 /// between the arms and the other takes it over. `None` when that does not help either;
 /// the direct attempt's reason then stands.
 fn relay(
-    robot: &Robot,
-    start: &PlanState,
+    search: &dyn Fn(&[Elementary]) -> search::SearchOutcome,
     request: &ActionRequest,
     direct: &search::SearchOutcome,
 ) -> Option<search::SearchOutcome> {
@@ -328,22 +331,19 @@ fn relay(
         }
         _ => return None,
     };
-    first_plan_by_arm(robot, start, direct, |first| {
-        relay_steps(object, first, last)
-    })
+    first_plan_by_arm(search, direct, |first| relay_steps(object, first, last))
 }
 
 /// The first plan found for the steps `steps_for` gives each arm that could take
 /// the object in the direct attempt, counting what the direct attempt tried too.
 fn first_plan_by_arm(
-    robot: &Robot,
-    start: &PlanState,
+    search: &dyn Fn(&[Elementary]) -> search::SearchOutcome,
     direct: &search::SearchOutcome,
     steps_for: impl Fn(Side) -> Vec<Elementary>,
 ) -> Option<search::SearchOutcome> {
     let (mut tried, mut feasible) = (direct.tried, direct.feasible);
     for &first in &direct.first_step_arms {
-        let attempt = search(robot, start.clone(), &steps_for(first), BEAM);
+        let attempt = search(&steps_for(first));
         tried += attempt.tried;
         feasible += attempt.feasible;
         if attempt.plan.is_ok() {
@@ -374,13 +374,12 @@ fn pour_with_the_other_hand_steps(
 /// The pour by the other hand, for each arm that could take the source; `None`
 /// when that does not help either (the direct attempt's reason then stands).
 fn pour_with_the_other_hand(
-    robot: &Robot,
-    start: &PlanState,
+    search: &dyn Fn(&[Elementary]) -> search::SearchOutcome,
     source: ObjectId,
     target: ObjectId,
     direct: &search::SearchOutcome,
 ) -> Option<search::SearchOutcome> {
-    first_plan_by_arm(robot, start, direct, |first| {
+    first_plan_by_arm(search, direct, |first| {
         pour_with_the_other_hand_steps(source, target, first)
     })
 }

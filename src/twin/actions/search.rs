@@ -2,6 +2,9 @@
 //! variants. After each step the best `BEAM` partial plans survive, so that
 //! the choice made for `get` keeps the later steps feasible.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use crate::twin::kinematics::{Robot, Side};
@@ -95,6 +98,51 @@ struct Node {
     state: PlanState,
     steps: Vec<PlannedStep>,
     metrics: Metrics,
+    /// What led here from the start: the key of the simulation that made this node.
+    key: u64,
+}
+
+/// The simulations one planning request has run, by what they started from and what they
+/// tried. The wider search, the other arm's and the relay's searches start from the same
+/// table and meet the same partial plans again; a simulation is deterministic (its
+/// detours are seeded by the request), so its answer is the same the second time.
+#[derive(Default)]
+pub struct Simulations(Mutex<HashMap<u64, Result<Simulated, Cause>>>);
+
+impl Simulations {
+    /// The answer for `key`: remembered, or run now and remembered.
+    fn answer(
+        &self,
+        key: u64,
+        run: impl FnOnce() -> Result<Simulated, Cause>,
+    ) -> Result<Simulated, Cause> {
+        let known = self.0.lock().ok().and_then(|m| m.get(&key).cloned());
+        if let Some(answer) = known {
+            return answer;
+        }
+        let answer = run();
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, answer.clone());
+        }
+        answer
+    }
+}
+
+#[cfg(test)]
+impl Simulations {
+    /// How many answers are remembered.
+    pub(super) fn remembered(&self) -> usize {
+        self.0.lock().map_or(0, |m| m.len())
+    }
+}
+
+/// The key of simulating `v` of `step` at effort `effort` from the node with key `from`.
+fn simulation_key(from: u64, step: &Elementary, v: &Variant, effort: u8) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    // Debug text names every field, floats to the last bit that differs.
+    (from, format!("{step:?}{v:?}"), effort).hash(&mut h);
+    h.finish()
 }
 
 impl Node {
@@ -184,11 +232,23 @@ struct Breadth {
 /// when a later step then has no way on, the search runs again simulating them all
 /// (keeping up to `beam` detours).
 pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize) -> SearchOutcome {
+    search_remembering(robot, start, steps, beam, &Simulations::default())
+}
+
+/// [`search`], answering the simulations `known` has run before (from the same `start`)
+/// without running them again.
+pub fn search_remembering(
+    robot: &Robot,
+    start: PlanState,
+    steps: &[Elementary],
+    beam: usize,
+    known: &Simulations,
+) -> SearchOutcome {
     let quick = Breadth {
         straight: ENOUGH,
         detours: 1,
     };
-    let first = search_with(robot, start.clone(), steps, beam, quick);
+    let first = search_with(robot, start.clone(), steps, beam, quick, known);
     if first.gets_home() || !first.cut_short {
         return first;
     }
@@ -196,7 +256,7 @@ pub fn search(robot: &Robot, start: PlanState, steps: &[Elementary], beam: usize
         straight: usize::MAX,
         detours: beam.max(1),
     };
-    let mut wide = search_with(robot, start, steps, beam, all);
+    let mut wide = search_with(robot, start, steps, beam, all, known);
     // A plan that gets back home wins; one that stays out wins over none.
     if !wide.gets_home() && first.plan.is_ok() {
         return first;
@@ -213,12 +273,14 @@ fn search_with(
     steps: &[Elementary],
     beam: usize,
     breadth: Breadth,
+    known: &Simulations,
 ) -> SearchOutcome {
     let mut cut_short = false;
     let mut beam_nodes = vec![Node {
         state: start,
         steps: Vec::new(),
         metrics: Metrics::NONE,
+        key: 0,
     }];
     let mut tried = 0;
     let mut feasible = 0;
@@ -240,16 +302,16 @@ fn search_with(
         let mut effort = "straight";
         let later = k + 1 < steps.len();
         let in_order =
-            |detours| simulate_in_order(robot, &beam_nodes, step, &jobs, detours, breadth);
+            |detours| simulate_in_order(robot, &beam_nodes, step, &jobs, detours, breadth, known);
         let (mut results, mut stopped) = in_order(Detours::Off);
-        if results.iter().all(|(_, _, r)| r.is_err()) && turns_may_help(step) {
+        if results.iter().all(|(_, _, r, _)| r.is_err()) && turns_may_help(step) {
             effort = "turned";
             (results, stopped) = in_order(Detours::Turns);
         }
         cut_short |= stopped && later;
         if needs_motion(step) {
-            for level in EFFORTS {
-                if results.iter().any(|(_, _, r)| r.is_ok()) {
+            for (level_index, level) in EFFORTS.iter().enumerate() {
+                if results.iter().any(|(_, _, r, _)| r.is_ok()) {
                     break;
                 }
                 effort = level.name;
@@ -259,7 +321,7 @@ fn search_with(
                     beam.max(1)
                 };
                 let mut found = 0;
-                for (i, v, r) in results.iter_mut() {
+                for (i, v, r, key) in results.iter_mut() {
                     if found >= enough {
                         cut_short |= later;
                         break;
@@ -268,11 +330,17 @@ fn search_with(
                     if !detour_may_help(cause) {
                         continue;
                     }
-                    let retry = level.retry(robot, &beam_nodes[*i].state, step, v, cause);
+                    // Apart from the straight efforts' keys (the `Detours` levels), each has its own.
+                    let effort_key = 10 + level_index as u8;
+                    let retry_key = simulation_key(beam_nodes[*i].key, step, v, effort_key);
+                    let retry = known.answer(retry_key, || {
+                        level.retry(robot, &beam_nodes[*i].state, step, v, cause)
+                    });
                     // With the idle arm aside, what still stops it is the truer cause.
                     if retry.is_ok() || level.aside {
                         found += usize::from(retry.is_ok());
                         *r = retry;
+                        *key = retry_key;
                     }
                 }
             }
@@ -281,13 +349,13 @@ fn search_with(
             step = step.name(),
             effort,
             variants = results.len(),
-            feasible = results.iter().filter(|(_, _, r)| r.is_ok()).count(),
+            feasible = results.iter().filter(|(_, _, r, _)| r.is_ok()).count(),
             ms = t0.elapsed().as_secs_f64() * 1e3,
             "step searched"
         );
         tried += results.len();
         let mut children = Vec::new();
-        for (i, v, r) in results {
+        for (i, v, r, key) in results {
             match r {
                 Ok(sim) => {
                     feasible += 1;
@@ -304,6 +372,7 @@ fn search_with(
                         state,
                         steps,
                         metrics,
+                        key,
                     });
                 }
                 Err(c) => step_causes.push(c),
@@ -359,7 +428,8 @@ fn search_with(
 pub const ENOUGH: usize = 2;
 
 type Job = (usize, Variant);
-type Outcome = (usize, Variant, Result<Simulated, Cause>);
+/// A job's node, its variant, the answer, and the key of the simulation that gave it.
+type Outcome = (usize, Variant, Result<Simulated, Cause>, u64);
 
 /// Simulates the jobs at one level of effort, in order within each partial plan and arm
 /// (those in parallel), until `breadth.straight` of each are feasible; the rest are not
@@ -371,6 +441,7 @@ fn simulate_in_order(
     jobs: &[Job],
     detours: Detours,
     breadth: Breadth,
+    known: &Simulations,
 ) -> (Vec<Outcome>, bool) {
     let mut groups: Vec<Vec<Job>> = Vec::new();
     for &(i, v) in jobs {
@@ -391,9 +462,12 @@ fn simulate_in_order(
                 if feasible >= breadth.straight {
                     break;
                 }
-                let r = simulate_with(robot, &nodes[i].state, step, &v, detours);
+                let key = simulation_key(nodes[i].key, step, &v, detours as u8);
+                let r = known.answer(key, || {
+                    simulate_with(robot, &nodes[i].state, step, &v, detours)
+                });
                 feasible += usize::from(r.is_ok());
-                out.push((i, v, r));
+                out.push((i, v, r, key));
             }
             out
         })

@@ -973,5 +973,48 @@ fn a_parallel_hand_leans_only_a_little_over_a_bottle() {
     };
     let approach = grasp_approach(&t, request);
     let lean = (-approach.z).asin().to_degrees();
-    assert!((10.0..30.0).contains(&lean), "leaned {lean} deg: {approach}");
+    assert!(
+        (10.0..30.0).contains(&lean),
+        "leaned {lean} deg: {approach}"
+    );
+}
+
+#[test]
+fn a_search_from_the_same_table_again_runs_no_simulation_twice() {
+    let t = twin();
+    let robot = t.robot.as_ref().expect("robot");
+    let start = PlanState {
+        world: t.world.clone(),
+        joints: t.joints,
+        holding: None,
+    };
+    let steps = composite(
+        &t.world,
+        &ActionRequest::HandOver {
+            object: obj(&t, "red_glass"),
+            person: per(&t, "Daniel"),
+        },
+    );
+    let known = search::Simulations::default();
+    let first = search::search_remembering(robot, start.clone(), &steps, BEAM, &known);
+    let simulated = known.remembered();
+    assert!(simulated > 0);
+    let again = search::search_remembering(robot, start.clone(), &steps, BEAM, &known);
+    assert_eq!(known.remembered(), simulated, "nothing was simulated again");
+    let fresh = search::search(robot, start, &steps, BEAM);
+    let chosen = |o: &search::SearchOutcome| -> Vec<variants::Variant> {
+        o.plan
+            .as_ref()
+            .expect("a plan")
+            .steps
+            .iter()
+            .map(|s| s.variant)
+            .collect()
+    };
+    assert_eq!(chosen(&first), chosen(&again));
+    assert_eq!(
+        chosen(&first),
+        chosen(&fresh),
+        "remembered answers are a fresh search's"
+    );
 }
