@@ -233,7 +233,9 @@ pub fn plan(
     if !outcome.gets_home() {
         let other_way = match request {
             ActionRequest::Pour { source, target } if held.is_none() => {
-                pour_with_the_other_hand(&search, source, target, &outcome)
+                pour_with_the_other_hand(&search, source, target, &outcome).or_else(|| {
+                    pour_into_the_target_brought_over(&search, robot, &start, source, target)
+                })
             }
             _ => relay(&search, &request, &outcome),
         };
@@ -382,6 +384,62 @@ fn pour_with_the_other_hand(
     first_plan_by_arm(search, direct, |first| {
         pour_with_the_other_hand_steps(source, target, first)
     })
+}
+
+/// A pour into a target brought over: one hand sets the target down between the arms,
+/// the source is taken and poured from there and put back, and the first hand returns
+/// the target to where it stood (a glass beyond the box, the bottle on the other side).
+fn pour_into_the_target_brought_over_steps(
+    source: ObjectId,
+    target: ObjectId,
+    first: Side,
+    (source_spot, target_spot): (glam::Vec2, glam::Vec2),
+) -> Vec<Elementary> {
+    let target_by = |arm| Elementary::Get {
+        object: target,
+        arm: Some(arm),
+    };
+    vec![
+        target_by(first),
+        Elementary::Relay { object: target },
+        Elementary::Pose,
+        Elementary::Get {
+            object: source,
+            arm: None,
+        },
+        Elementary::Pour { source, target },
+        Elementary::PutAt {
+            object: source,
+            spot: source_spot,
+        },
+        Elementary::Pose,
+        target_by(first),
+        Elementary::PutAt {
+            object: target,
+            spot: target_spot,
+        },
+        Elementary::Pose,
+    ]
+}
+
+/// The pour into a target brought over, with the arm nearer the target first; `None`
+/// when that does not help either (the direct attempt's reason then stands).
+fn pour_into_the_target_brought_over(
+    search: &dyn Fn(&[Elementary]) -> search::SearchOutcome,
+    robot: &Robot,
+    start: &PlanState,
+    source: ObjectId,
+    target: ObjectId,
+) -> Option<search::SearchOutcome> {
+    let spots = (table_spot(start, source)?, table_spot(start, target)?);
+    variants::arms_nearest_first(&start.world, robot, target)
+        .into_iter()
+        .map(|first| {
+            search(&pour_into_the_target_brought_over_steps(
+                source, target, first, spots,
+            ))
+        })
+        .find(|attempt| attempt.plan.is_ok())
 }
 
 /// Runs CPU-heavy planning without stalling the async tasks waiting on this worker
@@ -601,6 +659,22 @@ fn stepped_aside(plan: &Plan) -> Option<Side> {
 }
 
 /// The arm that set the object down and the arm that took it over, in a relay.
+/// What the plan's first relay sets down between the arms.
+fn relayed_object(plan: &Plan) -> Option<ObjectId> {
+    plan.steps.iter().find_map(|s| match s.step {
+        Elementary::Relay { object } => Some(object),
+        _ => None,
+    })
+}
+
+/// The arm of the plan's pour.
+fn pouring_arm(plan: &Plan) -> Option<Side> {
+    plan.steps
+        .iter()
+        .find(|s| matches!(s.step, Elementary::Pour { .. }))
+        .map(|s| s.variant.arm)
+}
+
 fn relayed(plan: &Plan) -> Option<(Side, Side)> {
     let at = plan
         .steps
@@ -649,6 +723,16 @@ fn success_text(
             world.person(person).name
         ),
         ActionRequest::Pour { source, target } => match relayed(plan) {
+            Some((from, _)) if relayed_object(plan) == Some(target) => format!(
+                "You set {} down between your arms with your {} hand, poured {} into it from {} with your {} hand, and put {} back and {} back where it stood.",
+                world.object(target).name,
+                from.name(),
+                liquid.unwrap_or("it"),
+                world.object(source).name,
+                pouring_arm(plan).map_or(from.other(), |a| a).name(),
+                world.object(source).name,
+                world.object(target).name
+            ),
             Some((from, to)) => format!(
                 "You passed {} from your {} hand to your {} hand, poured {} into {} and set {} down between your arms.",
                 world.object(source).name,

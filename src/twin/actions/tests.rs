@@ -1018,3 +1018,31 @@ fn a_search_from_the_same_table_again_runs_no_simulation_twice() {
         "remembered answers are a fresh search's"
     );
 }
+
+/// The Panda pair's softdrinks table: the cola bottle on the left, the blue glass on the
+/// right beyond the box. Neither hand pours past the box, and the bottle finds no spot
+/// between the arms; the right hand sets the glass down there, the left pours into it,
+/// and both go back where they stood.
+#[test]
+fn a_glass_beyond_the_box_is_brought_over_for_the_pour_and_put_back() {
+    let mut t = Twin::load("softdrinks_panda").expect("shipped scene loads");
+    let (cola, blue) = (obj(&t, "cola_bottle"), obj(&t, "blue_glass"));
+    let (cola_at, blue_at) = (t.world.object_base(cola), t.world.object_base(blue));
+    let r = run(
+        &mut t,
+        ActionRequest::Pour {
+            source: cola,
+            target: blue,
+        },
+    );
+    assert!(r.ok, "{}", r.text);
+    assert!(
+        r.text
+            .starts_with("You set blue_glass down between your arms"),
+        "{}",
+        r.text
+    );
+    assert_eq!(t.world.object(blue).contains.as_deref(), Some("cola"));
+    assert!(t.world.object_base(blue).distance(blue_at) < 0.01);
+    assert!(t.world.object_base(cola).distance(cola_at) < 0.01);
+}
