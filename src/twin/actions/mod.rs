@@ -399,10 +399,26 @@ fn pour_into_the_target_brought_over_steps(
         object: target,
         arm: Some(arm),
     };
-    vec![
+    let mut steps = vec![
         target_by(first),
         Elementary::Relay { object: target },
         Elementary::Pose,
+    ];
+    steps.extend(pour_steps(source, target, source_spot));
+    steps.extend([
+        target_by(first),
+        Elementary::PutAt {
+            object: target,
+            spot: target_spot,
+        },
+        Elementary::Pose,
+    ]);
+    steps
+}
+
+/// A pour's steps: take the source, pour, put the source back on `spot`, go home.
+fn pour_steps(source: ObjectId, target: ObjectId, spot: glam::Vec2) -> [Elementary; 4] {
+    [
         Elementary::Get {
             object: source,
             arm: None,
@@ -410,13 +426,7 @@ fn pour_into_the_target_brought_over_steps(
         Elementary::Pour { source, target },
         Elementary::PutAt {
             object: source,
-            spot: source_spot,
-        },
-        Elementary::Pose,
-        target_by(first),
-        Elementary::PutAt {
-            object: target,
-            spot: target_spot,
+            spot,
         },
         Elementary::Pose,
     ]
@@ -789,18 +799,7 @@ pub fn composite(world: &World, request: &ActionRequest) -> Vec<Elementary> {
                 holding: None,
             };
             let spot = table_spot(&state, source).unwrap_or_default();
-            vec![
-                Elementary::Get {
-                    object: source,
-                    arm: None,
-                },
-                Elementary::Pour { source, target },
-                Elementary::PutAt {
-                    object: source,
-                    spot,
-                },
-                Elementary::Pose,
-            ]
+            pour_steps(source, target, spot).to_vec()
         }
         ActionRequest::PointAt(t) => vec![Elementary::Point(t), Elementary::Pose],
         ActionRequest::Gaze(t) => vec![Elementary::Gaze(t)],
