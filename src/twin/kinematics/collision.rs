@@ -372,8 +372,10 @@ pub fn signed_distance(pose1: &Pose, shape1: &dyn Shape, pose2: &Pose, shape2: &
 }
 
 /// Clearances are exact below this distance, metres; above it `clearance` may
-/// report a lower bound (from bounding spheres) instead of the exact distance.
-pub const EXACT_WITHIN: f32 = 0.10;
+/// report a lower bound (from bounding spheres) instead of the exact distance. The
+/// planner ranks clearances only below 5 cm (its cost's clearance term) and refuses
+/// below 1 cm, so nothing it decides changes above this.
+pub const EXACT_WITHIN: f32 = 0.05;
 
 impl Obstacles for ObstacleSet {
     fn clearance(
