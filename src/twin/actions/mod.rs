@@ -668,13 +668,19 @@ fn stepped_aside(plan: &Plan) -> Option<Side> {
         })
 }
 
-/// The arm that set the object down and the arm that took it over, in a relay.
+/// The plan's first relay step (an object set down between the arms).
+fn first_relay(plan: &Plan) -> Option<&search::PlannedStep> {
+    plan.steps
+        .iter()
+        .find(|s| matches!(s.step, Elementary::Relay { .. }))
+}
+
 /// What the plan's first relay sets down between the arms.
 fn relayed_object(plan: &Plan) -> Option<ObjectId> {
-    plan.steps.iter().find_map(|s| match s.step {
+    match first_relay(plan)?.step {
         Elementary::Relay { object } => Some(object),
         _ => None,
-    })
+    }
 }
 
 /// The arm of the plan's pour.
@@ -685,12 +691,9 @@ fn pouring_arm(plan: &Plan) -> Option<Side> {
         .map(|s| s.variant.arm)
 }
 
+/// The arm that set the object down and the arm that took it over, in a relay.
 fn relayed(plan: &Plan) -> Option<(Side, Side)> {
-    let at = plan
-        .steps
-        .iter()
-        .position(|s| matches!(s.step, Elementary::Relay { .. }))?;
-    let from = plan.steps[at].variant.arm;
+    let from = first_relay(plan)?.variant.arm;
     Some((from, from.other()))
 }
 
@@ -739,7 +742,7 @@ fn success_text(
                 from.name(),
                 liquid.unwrap_or("it"),
                 world.object(source).name,
-                pouring_arm(plan).map_or(from.other(), |a| a).name(),
+                pouring_arm(plan).unwrap_or(from.other()).name(),
                 world.object(source).name,
                 world.object(target).name
             ),

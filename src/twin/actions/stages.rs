@@ -278,20 +278,13 @@ fn grips(
                 let y = Quat::from_axis_angle(d, tilt_deg.to_radians()) * y;
                 frame_from_z_x(d, y.cross(d))
             };
-            let pitched = pitched_grips(
-                p,
-                world,
-                object,
-                arm,
-                g,
-                [level(first_up, 0.0), level(!first_up, 0.0)],
-            );
             let levels = [
                 level(first_up, 0.0),
                 level(!first_up, 0.0),
                 level(first_up, tilt),
                 level(first_up, -tilt),
             ];
+            let pitched = pitched_grips(p, world, object, arm, g, [levels[0], levels[1]]);
             pitched
                 .into_iter()
                 .chain(levels.map(|m| (m, g)))
@@ -332,10 +325,11 @@ const GRIP_PITCHES_DEG: [f32; 2] = [50.0, 20.0];
 /// How much deeper the palm may sit in the held object than with a level grip (m).
 const PALM_SLACK: f32 = 0.005;
 
-/// The level grip frames (at the grasp point `g`) leaned down by the steepest of [`GRIP_PITCHES_DEG`] that fits about
-/// their closing axis, each at the lowest grasp point up the object (to [`TOP_HOLD`] below
-/// its top, at most [`MAX_RAISE`] above `g`) where the palm sits no deeper in the object than a level grip's: a hand from
-/// above holds a glass higher up, as a person's does, so that its palm clears the rim.
+/// The level grip frames (at the grasp point `g`) leaned down about their closing axis by
+/// the steepest of [`GRIP_PITCHES_DEG`] that fits, each at the lowest grasp point up the
+/// object (to [`TOP_HOLD`] below its top, at most [`MAX_RAISE`] above `g`) where the palm
+/// sits no deeper in the object than a level grip's: a hand from above holds a glass
+/// higher up, as a person's does, so that its palm clears the rim.
 fn pitched_grips(
     p: &Planning<'_>,
     world: &World,
@@ -348,9 +342,10 @@ fn pitched_grips(
     let mut held = ObstacleSet::new();
     add_object(&mut held, world, object);
     let depth = |m: Mat3A, at: Vec3| {
-        palm_depth(&palm, &Affine3A::from_mat3_translation(m.into(), at), &held)
+        palm_depth(palm, &Affine3A::from_mat3_translation(m.into(), at), &held)
     };
     let highest = (world.object_top(object).z - TOP_HOLD).min(g.z + MAX_RAISE);
+    let steps = ((highest - g.z) / HOLD_STEP).floor().max(0.0) as usize;
     levels
         .into_iter()
         .filter_map(|m| {
@@ -358,7 +353,6 @@ fn pitched_grips(
             let lean =
                 |deg: f32| Mat3A::from_quat(Quat::from_axis_angle(closing, deg.to_radians())) * m;
             let allowed = depth(m, g) + PALM_SLACK;
-            let steps = ((highest - g.z) / HOLD_STEP).floor().max(0.0) as usize;
             // The steepest lean whose palm clears the object somewhere up its side.
             GRIP_PITCHES_DEG.iter().find_map(|&deg| {
                 // Lean the approach down, whichever way the closing axis points.
@@ -389,11 +383,7 @@ const HOLD_STEP: f32 = 0.005;
 /// at `world_from_hand` (m; 0 when clear).
 fn palm_depth(palm: &[Capsule], world_from_hand: &Affine3A, held: &ObstacleSet) -> f32 {
     palm.iter()
-        .filter_map(|c| {
-            let a = world_from_hand.transform_point3(c.a);
-            let world = Capsule::new(a, world_from_hand.transform_point3(c.b), c.radius);
-            held.capsule_clearance(&world, &[])
-        })
+        .filter_map(|c| held.capsule_clearance(&c.transformed(world_from_hand), &[]))
         .fold(0.0, |deepest, cl| deepest.max(-cl.distance))
 }
 

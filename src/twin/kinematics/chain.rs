@@ -109,6 +109,8 @@ pub struct ArmKinematics {
     pub links: Vec<LinkCapsule>,
     /// `skip[i][j]`: links i and j are never checked against each other.
     pub(crate) skip: Vec<Vec<bool>>,
+    /// The capsules after the last joint, in the tool-centre frame.
+    pub(super) hand_capsules: Vec<super::collision::Capsule>,
     /// Inverse-kinematics answers already given.
     pub(super) ik_memo: IkMemo,
 }
@@ -128,9 +130,11 @@ impl ArmKinematics {
             aside: model.aside,
             links: model.links.clone(),
             skip: Vec::new(),
+            hand_capsules: Vec::new(),
             ik_memo: IkMemo::default(),
         };
         arm.skip = skip_matrix(&arm, &model.ignore_pairs);
+        arm.hand_capsules = arm.capsules_after_the_last_joint();
         arm
     }
 

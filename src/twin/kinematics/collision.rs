@@ -2,7 +2,7 @@
 //! trait the caller implements (or fills with [`ObstacleSet`]), and a
 //! parry3d-backed obstacle set.
 
-use glam::{Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use parry3d::math::Pose;
 use parry3d::query;
 use parry3d::shape::{Shape, SharedShape};
@@ -26,6 +26,15 @@ impl Capsule {
     /// Capsule from its segment and radius.
     pub fn new(a: Vec3, b: Vec3, radius: f32) -> Self {
         Self { a, b, radius }
+    }
+
+    /// The same capsule moved by `to_from_here` (e.g. from the hand frame to the world).
+    pub fn transformed(&self, to_from_here: &Affine3A) -> Self {
+        let (a, b) = (
+            to_from_here.transform_point3(self.a),
+            to_from_here.transform_point3(self.b),
+        );
+        Self::new(a, b, self.radius)
     }
 
     /// Surface distance to another capsule; negative when they overlap.
@@ -476,7 +485,12 @@ impl ArmKinematics {
 
     /// The capsules that move with the hand (links after the last joint: flange, palm),
     /// in the tool-centre frame: where the palm is for any hand pose.
-    pub fn hand_capsules(&self) -> Vec<Capsule> {
+    pub fn hand_capsules(&self) -> &[Capsule] {
+        &self.hand_capsules
+    }
+
+    /// [`Self::hand_capsules`], worked out from the links (once, when the arm is built).
+    pub(super) fn capsules_after_the_last_joint(&self) -> Vec<Capsule> {
         let frames = self.link_frames(&self.home);
         let hand_from_world = frames.hand().inverse();
         let after_last_joint = |end: &CapsuleEnd| end.frame >= self.dof();
@@ -484,10 +498,7 @@ impl ArmKinematics {
             .into_iter()
             .zip(&self.links)
             .filter(|(_, l)| after_last_joint(&l.start) && after_last_joint(&l.end))
-            .map(|(c, _)| {
-                let a = hand_from_world.transform_point3(c.a);
-                Capsule::new(a, hand_from_world.transform_point3(c.b), c.radius)
-            })
+            .map(|(c, _)| c.transformed(&hand_from_world))
             .collect()
     }
 

@@ -545,11 +545,11 @@ fn the_hand_capsules_move_with_the_hand() {
         let frames = arm.link_frames(&q);
         let world = arm.capsules_from_frames(&frames);
         let hand = frames.hand();
-        for c in &palm {
-            let (a, b) = (hand.transform_point3(c.a), hand.transform_point3(c.b));
-            let same = world
-                .iter()
-                .any(|w| w.a.distance(a) < 1e-4 && w.b.distance(b) < 1e-4 && w.radius == c.radius);
+        for c in palm {
+            let moved = c.transformed(hand);
+            let same = world.iter().any(|w| {
+                w.a.distance(moved.a) < 1e-4 && w.b.distance(moved.b) < 1e-4 && w.radius == c.radius
+            });
             assert!(same, "a hand capsule in the world at {q:?}");
         }
     }
