@@ -231,13 +231,15 @@ fn cylinder_sdf(p: Vec3, half_height: f32, radius: f32) -> f32 {
     dr.max(dy).min(0.0) + (dr.max(0.0).powi(2) + dy.max(0.0).powi(2)).sqrt()
 }
 
-/// The smallest value of a convex function of the point along the segment `a`-`b`
-/// (golden-section search: a signed distance to a convex shape is convex).
-fn min_along(a: Vec3, b: Vec3, f: impl Fn(Vec3) -> f32) -> f32 {
+/// The smallest value of a convex, 1-Lipschitz function of the point along the segment
+/// `a`-`b` (golden-section search: a signed distance to a convex shape is both), or a
+/// lower bound of it once that bound reaches `enough` (the caller needs no more).
+fn min_along(a: Vec3, b: Vec3, enough: f32, f: impl Fn(Vec3) -> f32) -> f32 {
     const INV_PHI: f32 = 0.618_034;
     let at = |t: f32| f(a + (b - a) * t);
     let ends = at(0.0).min(at(1.0));
-    if (b - a).length_squared() < 1e-12 {
+    let length = (b - a).length();
+    if length < 1e-6 {
         return ends;
     }
     let (mut lo, mut hi) = (0.0f32, 1.0f32);
@@ -247,6 +249,12 @@ fn min_along(a: Vec3, b: Vec3, f: impl Fn(Vec3) -> f32) -> f32 {
     // 0.618^24 of a half-metre link is 5 micrometres: far below any clearance that
     // matters, and a quarter fewer evaluations than going to float precision.
     for _ in 0..24 {
+        // Every point of the bracket is within its width of x1 or x2, and the
+        // function changes no faster than the distance along the segment.
+        let bound = f1.min(f2) - (hi - lo) * length;
+        if bound >= enough {
+            return ends.min(bound);
+        }
         if f1 <= f2 {
             hi = x2;
             x2 = x1;
@@ -266,16 +274,22 @@ fn min_along(a: Vec3, b: Vec3, f: impl Fn(Vec3) -> f32) -> f32 {
 
 impl Obstacle {
     /// Signed surface distance to a capsule (negative when they overlap): closed forms for
-    /// boxes, cylinders and capsules, GJK for other shapes.
-    fn capsule_distance(&self, c: &Capsule) -> f32 {
+    /// boxes, cylinders and capsules, GJK for other shapes; for boxes and cylinders a
+    /// lower bound instead once that bound reaches `enough`.
+    fn capsule_distance(&self, c: &Capsule, enough: f32) -> f32 {
         let a = self.world_from_shape.inverse_transform_point(c.a);
         let b = self.world_from_shape.inverse_transform_point(c.b);
         match self.local {
-            Local::Cuboid { half } => min_along(a, b, |p| cuboid_sdf(p, half)) - c.radius,
+            Local::Cuboid { half } => {
+                min_along(a, b, enough + c.radius, |p| cuboid_sdf(p, half)) - c.radius
+            }
             Local::Cylinder {
                 half_height,
                 radius,
-            } => min_along(a, b, |p| cylinder_sdf(p, half_height, radius)) - c.radius,
+            } => {
+                let sdf = |p| cylinder_sdf(p, half_height, radius);
+                min_along(a, b, enough + c.radius, sdf) - c.radius
+            }
             Local::Capsule { a: p, b: q, radius } => {
                 segment_distance(a, b, p, q) - radius - c.radius
             }
@@ -394,9 +408,11 @@ impl Obstacles for ObstacleSet {
         exclude: &[String],
     ) -> Option<Clearance> {
         let probe = shape.compute_bounding_sphere(world_from_shape);
-        let lower =
-            |o: &Obstacle| (o.bound_center - probe.center).length() - o.bound_radius - probe.radius;
-        self.nearest(exclude, lower, |o| {
+        let lower = |o: &Obstacle| SquaredBound {
+            squared: (o.bound_center - probe.center).length_squared(),
+            less: o.bound_radius + probe.radius,
+        };
+        self.nearest(exclude, lower, |o, _| {
             signed_distance(
                 world_from_shape,
                 shape,
@@ -409,40 +425,72 @@ impl Obstacles for ObstacleSet {
     fn capsule_clearance(&self, capsule: &Capsule, exclude: &[String]) -> Option<Clearance> {
         // The bound from the obstacle's sphere to the link's segment is much tighter than
         // from sphere to sphere for long links (an upper arm is 41 cm).
-        let lower =
-            |o: &Obstacle| capsule.sphere_distance_lower_bound(o.bound_center, o.bound_radius);
-        self.nearest(exclude, lower, |o| o.capsule_distance(capsule))
+        let axis = capsule.b - capsule.a;
+        let per_length = if axis.length_squared() > 1e-12 {
+            1.0 / axis.length_squared()
+        } else {
+            0.0
+        };
+        let lower = |o: &Obstacle| {
+            let r = o.bound_center - capsule.a;
+            let t = (axis.dot(r) * per_length).clamp(0.0, 1.0);
+            SquaredBound {
+                squared: (r - axis * t).length_squared(),
+                less: o.bound_radius + capsule.radius,
+            }
+        };
+        self.nearest(exclude, lower, |o, enough| {
+            o.capsule_distance(capsule, enough)
+        })
+    }
+}
+
+/// A lower bound of a distance kept squared: `sqrt(squared) - less`.
+#[derive(Debug, Clone, Copy)]
+struct SquaredBound {
+    squared: f32,
+    less: f32,
+}
+
+impl SquaredBound {
+    /// Whether the bound is at least `d`, without a square root where it can.
+    fn at_least(&self, d: f32) -> bool {
+        let reach = d + self.less;
+        reach <= 0.0 || self.squared >= reach * reach
     }
 }
 
 impl ObstacleSet {
     /// The nearest obstacle to a probe, measured exactly by `distance` where the cheap
-    /// lower bound `lower` cannot rule an obstacle out.
+    /// lower bound `lower` cannot rule an obstacle out; `distance` may stop at a lower
+    /// bound once it reaches the value it is given (the best so far, or `EXACT_WITHIN`).
     fn nearest(
         &self,
         exclude: &[String],
-        lower: impl Fn(&Obstacle) -> f32,
-        distance: impl Fn(&Obstacle) -> f32,
+        lower: impl Fn(&Obstacle) -> SquaredBound,
+        distance: impl Fn(&Obstacle, f32) -> f32,
     ) -> Option<Clearance> {
         let mut best: Option<(f32, &str)> = None;
         for o in &self.obstacles {
-            if exclude.contains(&o.name) {
-                continue;
-            }
-            // Skip what cannot beat the best.
-            let lower = lower(o);
+            // Skip what cannot beat the best, before any square root.
+            let bound = lower(o);
             if let Some((d, _)) = best {
-                if lower >= d {
+                if bound.at_least(d) {
                     continue;
                 }
             }
+            if exclude.contains(&o.name) {
+                continue;
+            }
+            let lower = bound.squared.sqrt() - bound.less;
             // Far away, the bound is all anyone needs: nothing ranks or fails on
             // clearances this large, and the exact query is the planner's hot spot.
             if lower >= EXACT_WITHIN {
                 best = Some((lower, &o.name));
                 continue;
             }
-            let d = distance(o);
+            let enough = best.map_or(EXACT_WITHIN, |(b, _)| b.min(EXACT_WITHIN));
+            let d = distance(o, enough);
             if best.is_none_or(|(b, _)| d < b) {
                 best = Some((d, &o.name));
             }
@@ -611,7 +659,7 @@ mod tests {
             };
             let c = Capsule::new(p(&mut rng), p(&mut rng), rng.range(0.02, 0.06));
             for o in &set.obstacles {
-                let ours = o.capsule_distance(&c);
+                let ours = o.capsule_distance(&c, f32::INFINITY);
                 let gjk = signed_distance(
                     &Pose::IDENTITY,
                     &c.to_parry(),
@@ -633,6 +681,12 @@ mod tests {
                         - c.radius;
                     assert!((ours - brute).abs() < 1e-3, "{}: {ours} vs {brute}", o.name);
                     assert!(ours <= brute + 1e-5, "{}: {ours} vs {brute}", o.name);
+                    // Asked only whether it is at least `enough` away: either the exact
+                    // distance, or a bound at least that large and never above the truth.
+                    let enough = rng.range(0.0, 0.1);
+                    let bounded = o.capsule_distance(&c, enough);
+                    let exact = (bounded - ours).abs() < 1e-6;
+                    assert!(exact || (bounded >= enough && bounded <= ours + 1e-6));
                     compared += 1;
                 } else {
                     // Touching or overlapping: never reported as clear.

@@ -20,7 +20,7 @@ use super::motion::{
     AttachedObject, Margins, Motion, MotionFailure, MotionOptions, MotionRequest, Sample, Violation,
 };
 use super::pose::min_jerk;
-use super::robot::Robot;
+use super::robot::{Robot, StillArm};
 
 /// A joint-space motion to plan.
 #[derive(Debug, Clone)]
@@ -115,7 +115,7 @@ pub fn request_seed(label: &str, request: &JointRequest) -> u64 {
 
 /// What every joint pose of a request is checked with.
 struct JointChecks {
-    other_caps: Vec<super::collision::Capsule>,
+    still: StillArm,
     checked: MotionRequest,
     exclude: Vec<String>,
 }
@@ -127,7 +127,7 @@ impl JointChecks {
             exclude.push(a.name.clone());
         }
         Self {
-            other_caps: robot.arm(request.side.other()).capsules(&request.other_arm),
+            still: robot.still_arm(request.side.other(), &request.other_arm),
             checked: MotionRequest {
                 side: request.side,
                 start: request.start,
@@ -151,7 +151,7 @@ impl Robot {
         motion: &MotionOptions,
     ) -> Result<(), Violation> {
         let JointChecks {
-            other_caps,
+            still,
             checked,
             exclude,
         } = JointChecks::of(self, request);
@@ -161,7 +161,7 @@ impl Robot {
         self.check_sample(
             &checked,
             &request.goal,
-            &other_caps,
+            &still,
             obstacles,
             ignored,
             motion,
@@ -179,7 +179,7 @@ impl Robot {
     ) -> Result<Motion, JointPlanError> {
         let arm = self.arm(request.side);
         let JointChecks {
-            other_caps,
+            still,
             checked,
             exclude,
         } = JointChecks::of(self, request);
@@ -192,7 +192,7 @@ impl Robot {
             self.start_contacts(request.side, &request.start, obstacles, &exclude, motion);
         let check = |q: &Joints, opts: &MotionOptions, margins: &mut Margins| {
             let ignored = (&exclude[..], &contacts[..]);
-            self.check_sample(&checked, q, &other_caps, obstacles, ignored, opts, margins)
+            self.check_sample(&checked, q, &still, obstacles, ignored, opts, margins)
         };
         check(&request.start, motion, &mut Margins::new()).map_err(JointPlanError::StartBlocked)?;
         check(&request.goal, motion, &mut Margins::new()).map_err(JointPlanError::GoalBlocked)?;

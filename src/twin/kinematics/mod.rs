@@ -75,7 +75,7 @@ pub use pose::{
     axis_error, frame_from_z_x, interpolate, min_jerk, pose_from_xyz_rpy_deg, quat_from_rpy_deg,
     rotation, rotation_error, translation, world_from_robot,
 };
-pub use robot::{HeadAngles, Robot, SelfClearance};
+pub use robot::{HeadAngles, Robot, SelfClearance, StillArm};
 
 /// The shipped description, relative to the crate root.
 pub const DEFAULT_DESCRIPTION: &str = "scenes/robots/jaco2_bimanual.toml";

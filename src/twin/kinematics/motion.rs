@@ -9,11 +9,11 @@ use parry3d::shape::SharedShape;
 use thiserror::Error;
 
 use super::chain::Side;
-use super::collision::{signed_distance, Capsule, Obstacles};
+use super::collision::{signed_distance, Obstacles};
 use super::ik::{IkError, IkOptions, IkTarget};
 use super::joints::Joints;
 use super::pose::{interpolate, min_jerk, rotation, translation};
-use super::robot::Robot;
+use super::robot::{Robot, StillArm};
 
 /// One Cartesian goal of a motion, reached `duration_s` after the previous one.
 #[derive(Debug, Clone)]
@@ -423,7 +423,7 @@ impl Robot {
         &self,
         request: &MotionRequest,
         q: &Joints,
-        other_caps: &[Capsule],
+        still: &StillArm,
         obstacles: &dyn Obstacles,
         (exclude, contacts): (&[String], &[Contact]),
         options: &MotionOptions,
@@ -436,10 +436,7 @@ impl Robot {
         margins.joint = margins.joint.min(arm.joint_margin(q));
         let frames = arm.link_frames(q);
         let caps = arm.capsules_from_frames(&frames);
-        let sc = match request.side {
-            Side::Left => self.self_clearance_of(&caps, other_caps),
-            Side::Right => self.self_clearance_of(other_caps, &caps),
-        };
+        let sc = self.self_clearance_moving(request.side, &caps, still);
         if sc.distance < options.min_self_clearance {
             return Err(Violation::SelfCollision {
                 a: sc.a,
@@ -496,7 +493,7 @@ impl Robot {
             let other = request.side.other();
             let other_arm = self.arm(other);
             let bound = obj.shape.compute_bounding_sphere(&pose);
-            for (j, c) in other_caps.iter().enumerate() {
+            for (j, c) in still.caps.iter().enumerate() {
                 // Only the threshold matters here: GJK only where the spheres allow contact.
                 let far = c.sphere_distance_lower_bound(bound.center, bound.radius);
                 if far >= options.min_self_clearance {
@@ -549,7 +546,7 @@ struct Tracking<'a> {
     request: &'a MotionRequest,
     obstacles: &'a dyn Obstacles,
     options: &'a MotionOptions,
-    other_caps: Vec<Capsule>,
+    still: StillArm,
     contacts: Vec<Contact>,
     /// Obstacles not checked: the request's, the carried object, a waypoint's own.
     exclude: Vec<String>,
@@ -588,7 +585,7 @@ impl<'a> Tracking<'a> {
             request,
             obstacles,
             options,
-            other_caps: robot.arm(side.other()).capsules(&request.other_arm),
+            still: robot.still_arm(side.other(), &request.other_arm),
             contacts,
             exclude,
             base_exclude,
@@ -606,7 +603,7 @@ impl<'a> Tracking<'a> {
         self.robot.check_sample(
             self.request,
             q,
-            &self.other_caps,
+            &self.still,
             self.obstacles,
             (&self.exclude, &self.contacts),
             self.options,

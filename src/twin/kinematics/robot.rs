@@ -30,6 +30,7 @@ pub struct Robot {
     right: ArmKinematics,
     /// Static body capsules in the world, with names.
     pub torso: Vec<(String, Capsule)>,
+    torso_spheres: Vec<Sphere>,
     /// Hand model (shared by both arms).
     pub hand: HandDescription,
     /// Head model (position in the robot frame).
@@ -41,6 +42,54 @@ pub struct Robot {
 enum Part {
     Link(Side, usize),
     Body(usize),
+}
+
+/// The nearest pair of robot parts found so far.
+#[derive(Debug, Clone, Copy)]
+struct NearestPair {
+    distance: f32,
+    parts: Option<(Part, Part)>,
+}
+
+impl NearestPair {
+    const NONE: NearestPair = NearestPair {
+        distance: f32::INFINITY,
+        parts: None,
+    };
+
+    /// Keeps the pair if it is nearer. A pair whose bounding spheres are farther apart
+    /// than the nearest pair so far cannot be nearer: skipped without the exact
+    /// distance (the same answer, faster).
+    fn consider(
+        &mut self,
+        (p, ps): (&Capsule, &Sphere),
+        (q, qs): (&Capsule, &Sphere),
+        parts: (Part, Part),
+    ) {
+        if ps.distance_lower_bound(qs) >= self.distance {
+            return;
+        }
+        let d = p.distance(q);
+        if d < self.distance {
+            *self = NearestPair {
+                distance: d,
+                parts: Some(parts),
+            };
+        }
+    }
+}
+
+/// An arm that stays still while the other moves: its link capsules (description
+/// order) and their bounding spheres, and the nearest pair among its own links and the
+/// body, which do not change while it stays.
+#[derive(Debug, Clone)]
+pub struct StillArm {
+    /// Which arm.
+    pub side: Side,
+    /// Its link capsules in the world.
+    pub caps: Vec<Capsule>,
+    spheres: Vec<Sphere>,
+    nearest: NearestPair,
 }
 
 /// Pan and tilt (rad) that point the head at a world point.
@@ -66,13 +115,15 @@ impl Robot {
                 let b = world_from_robot.transform_point3(Vec3::from_array(c.b));
                 (c.name.clone(), Capsule::new(a, b, c.radius))
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let torso_spheres = torso.iter().map(|(_, c)| c.bounding_sphere()).collect();
         Self {
             name: description.name.clone(),
             world_from_robot,
             left: ArmKinematics::new(&description.arms.left, Side::Left, &world_from_robot),
             right: ArmKinematics::new(&description.arms.right, Side::Right, &world_from_robot),
             torso,
+            torso_spheres,
             hand: description.hand.clone(),
             head: description.head.clone(),
         }
@@ -106,66 +157,88 @@ impl Robot {
 
     /// As [`Robot::self_clearance`], from precomputed link capsules (description order).
     pub fn self_clearance_of(&self, left: &[Capsule], right: &[Capsule]) -> SelfClearance {
-        let mut best: (f32, Option<(Part, Part)>) = (f32::INFINITY, None);
-        // A pair whose bounding spheres are farther apart than the nearest pair so far
-        // cannot be nearer: skipped without the exact distance (the same answer, faster).
-        // Each sphere is found once; the parts are named once, at the end.
-        let spheres = |caps: &[Capsule]| caps.iter().map(Capsule::bounding_sphere).collect();
-        let spheres: [Vec<Sphere>; 2] = [spheres(left), spheres(right)];
-        let torso: Vec<Sphere> = self
-            .torso
-            .iter()
-            .map(|(_, t)| t.bounding_sphere())
-            .collect();
-        let mut consider = |(p, ps): (&Capsule, &Sphere), (q, qs): (&Capsule, &Sphere), parts| {
-            if ps.distance_lower_bound(qs) >= best.0 {
-                return;
-            }
-            let d = p.distance(q);
-            if d < best.0 {
-                best = (d, Some(parts));
-            }
-        };
-        for (s, (side, caps)) in [(Side::Left, left), (Side::Right, right)]
-            .into_iter()
-            .enumerate()
-        {
-            let arm = self.arm(side);
-            let link = |i: usize| (&caps[i], &spheres[s][i]);
-            for i in 0..caps.len() {
-                for j in i + 1..caps.len() {
-                    if !arm.links_adjacent(i, j) {
-                        consider(link(i), link(j), (Part::Link(side, i), Part::Link(side, j)));
-                    }
-                }
-                if arm.link_on_torso(i) {
-                    continue;
-                }
-                for (k, ((_, t), ts)) in self.torso.iter().zip(&torso).enumerate() {
-                    consider(link(i), (t, ts), (Part::Link(side, i), Part::Body(k)));
-                }
-            }
+        let still = self.still_arm_of(Side::Right, right.to_vec());
+        self.self_clearance_moving(Side::Left, left, &still)
+    }
+
+    /// The arm at `q` that stays still while the other moves, with what in its
+    /// self-clearance does not change while it stays (its own links and the body).
+    pub fn still_arm(&self, side: Side, q: &Joints) -> StillArm {
+        self.still_arm_of(side, self.arm(side).capsules(q))
+    }
+
+    fn still_arm_of(&self, side: Side, caps: Vec<Capsule>) -> StillArm {
+        let spheres: Vec<Sphere> = caps.iter().map(Capsule::bounding_sphere).collect();
+        let mut nearest = NearestPair::NONE;
+        self.nearest_within_arm(side, (&caps, &spheres), &mut nearest);
+        StillArm {
+            side,
+            caps,
+            spheres,
+            nearest,
         }
-        for (i, a) in left.iter().zip(&spheres[0]).enumerate() {
-            for (j, b) in right.iter().zip(&spheres[1]).enumerate() {
-                consider(
-                    a,
-                    b,
-                    (Part::Link(Side::Left, i), Part::Link(Side::Right, j)),
-                );
+    }
+
+    /// The self-clearance with the `moving` arm's links at `caps` and the other arm
+    /// still: the moving arm against itself, the body and the still arm.
+    pub fn self_clearance_moving(
+        &self,
+        moving: Side,
+        caps: &[Capsule],
+        still: &StillArm,
+    ) -> SelfClearance {
+        let spheres: Vec<Sphere> = caps.iter().map(Capsule::bounding_sphere).collect();
+        let mut best = still.nearest;
+        self.nearest_within_arm(moving, (caps, &spheres), &mut best);
+        let ours = caps.iter().zip(&spheres).enumerate();
+        for (i, a) in ours {
+            let theirs = still.caps.iter().zip(&still.spheres).enumerate();
+            for (j, b) in theirs {
+                let parts = (Part::Link(moving, i), Part::Link(still.side, j));
+                best.consider(a, b, parts);
             }
         }
         let name = |part: Part| match part {
             Part::Link(side, i) => self.arm(side).link_label(i),
             Part::Body(k) => self.torso[k].0.clone(),
         };
+        // Named in the order left, right, as the whole robot's check always has.
         let (a, b) = best
-            .1
-            .map_or((String::new(), String::new()), |(a, b)| (name(a), name(b)));
+            .parts
+            .map_or((String::new(), String::new()), |pair| match pair {
+                (a @ Part::Link(Side::Right, _), b @ Part::Link(Side::Left, _)) => {
+                    (name(b), name(a))
+                }
+                (a, b) => (name(a), name(b)),
+            });
         SelfClearance {
-            distance: best.0,
+            distance: best.distance,
             a,
             b,
+        }
+    }
+
+    /// The nearest pair of one arm's non-adjacent links, and of its links and the body.
+    fn nearest_within_arm(
+        &self,
+        side: Side,
+        (caps, spheres): (&[Capsule], &[Sphere]),
+        best: &mut NearestPair,
+    ) {
+        let arm = self.arm(side);
+        let link = |i: usize| (&caps[i], &spheres[i]);
+        for i in 0..caps.len() {
+            for j in i + 1..caps.len() {
+                if !arm.links_adjacent(i, j) {
+                    best.consider(link(i), link(j), (Part::Link(side, i), Part::Link(side, j)));
+                }
+            }
+            if arm.link_on_torso(i) {
+                continue;
+            }
+            for (k, ((_, t), ts)) in self.torso.iter().zip(&self.torso_spheres).enumerate() {
+                best.consider(link(i), (t, ts), (Part::Link(side, i), Part::Body(k)));
+            }
         }
     }
 
