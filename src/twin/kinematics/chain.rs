@@ -167,7 +167,15 @@ impl ArmKinematics {
             out.pivots[i] = t.translation;
             if j.axis == Vec3::Z {
                 out.axes[i] = t.matrix3.z_axis;
-                t = t * Affine3A::from_rotation_z(angle) * j.after;
+                // `t * Affine3A::from_rotation_z(angle)` with only the two columns that
+                // change worked out: the same sums, a third of the products.
+                let (sin, cos) = angle.sin_cos();
+                let (x, y) = (t.matrix3.x_axis, t.matrix3.y_axis);
+                t.matrix3.x_axis = x * cos + y * sin;
+                t.matrix3.y_axis = x * -sin + y * cos;
+                if j.after != Affine3A::IDENTITY {
+                    t *= j.after;
+                }
             } else {
                 out.axes[i] = t.matrix3 * Vec3A::from(j.axis);
                 t = t * Affine3A::from_axis_angle(j.axis, angle) * j.after;
