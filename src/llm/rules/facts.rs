@@ -210,6 +210,140 @@ impl super::RulesBrain {
     }
 }
 
+impl super::RulesBrain {
+    /// A failed action (the planner's text, English like every tool's) as a reason in the
+    /// robot's language, with the table's things by their names, said to `listener`
+    /// ("you" for them); any other text as it is, without a final stop.
+    pub(super) fn action_reason(&self, result: &str, listener: &str) -> String {
+        self.action_reason_in_words(result, listener)
+            .unwrap_or_else(|| result.trim().trim_end_matches('.').to_string())
+    }
+
+    /// A sentence about `person`: its `_you` form (without the person) when they are the
+    /// one spoken to.
+    fn about(&self, key: &str, person: &str, listener: &str, slots: &[(&str, &str)]) -> String {
+        if person == listener {
+            return self.speech.say(&format!("{key}_you"), slots);
+        }
+        let mut all = slots.to_vec();
+        all.push(("person", person));
+        self.speech.say(key, &all)
+    }
+
+    /// The reason in the robot's words, for the forms the planner writes
+    /// (`twin::actions::feedback`).
+    fn action_reason_in_words(&self, result: &str, listener: &str) -> Option<String> {
+        let text = result.trim().trim_end_matches('.');
+        if let Some(reason) = self.refusal_in_words(text, listener) {
+            return Some(reason);
+        }
+        let say = |key: &str, slots: &[(&str, &str)]| Some(self.speech.say(key, slots));
+        if let Some(rest) = text
+            .split_once("every way to grasp it would hit ")
+            .or_else(|| text.split_once("every way would hit "))
+            .map(|(_, o)| o)
+        {
+            return self.in_the_way(rest, listener);
+        }
+        // "<P> cannot take it: there is no hand-over point ..."
+        if let Some((person, why)) = text.split_once(" cannot take it: ") {
+            self.world.person_named(person)?;
+            return if why.ends_with("that my arm reaches") {
+                say("action_reason.out_of_reach", &[])
+            } else {
+                let key = "action_reason.no_handover_point";
+                Some(self.about(key, person, listener, &[]))
+            };
+        }
+        if text.starts_with("There is no free spot on the table") {
+            return say("action_reason.no_spot", &[]);
+        }
+        if text.contains(" is out of reach") || text.ends_with("is within my arm's reach") {
+            return say("action_reason.out_of_reach", &[]);
+        }
+        let (head, clause) = text.split_once(": ")?;
+        if clause == "the receiver has both hands full" {
+            let person = head.rsplit_once(" to ")?.1;
+            self.world.person_named(person)?;
+            let key = "action_reason.hands_full";
+            return Some(self.about(key, person, listener, &[]));
+        }
+        if clause.starts_with("joint ") {
+            return say("action_reason.joint_limit", &[]);
+        }
+        if clause.contains(" arm cannot reach ") {
+            return say("action_reason.out_of_reach", &[]);
+        }
+        // "the <part> would hit <obstacle>": a thing of the table, or the robot itself.
+        let (_, obstacle) = clause.strip_prefix("the ")?.split_once(" would hit ")?;
+        self.in_the_way(obstacle, listener)
+            .or_else(|| say("action_reason.arms_in_the_way", &[]))
+    }
+
+    /// Why the action was refused before any planning (`twin::actions` checks the request
+    /// against the table), in the robot's words.
+    fn refusal_in_words<'t>(&self, text: &'t str, listener: &str) -> Option<String> {
+        let object = |id: &str| self.world.object_named(id).map(|_| self.speech.object(id));
+        let person = |name: &'t str| self.world.person_named(name).map(|_| name);
+        let say = |key: &str, slots: &[(&str, &str)]| Some(self.speech.say(key, slots));
+        if let Some((head, _)) = text.split_once("; ask ") {
+            if let Some((id, name)) = head.split_once(" is held by ") {
+                let (thing, name) = (object(id)?, person(name)?);
+                if name == listener {
+                    return say("action_reason.you_hold", &[("object", &thing)]);
+                }
+                return say(
+                    "robot_reason.held_by",
+                    &[("object", &thing), ("person", name)],
+                );
+            }
+            let name = person(head.strip_suffix(" has both hands full")?)?;
+            return Some(self.about("action_reason.hands_full", name, listener, &[]));
+        }
+        if let Some((head, _)) = text.split_once("; use an empty glass") {
+            let (id, liquid) = head.split_once(" already holds ")?;
+            let (thing, liquid) = (object(id)?, self.speech.noun(liquid));
+            return say(
+                "action_reason.already_full",
+                &[("object", &thing), ("liquid", &liquid)],
+            );
+        }
+        if let Some((name, id)) = text.split_once(" already holds ") {
+            let (name, thing) = (person(name)?, object(id)?);
+            let key = "action_reason.already_has";
+            return Some(self.about(key, name, listener, &[("object", &thing)]));
+        }
+        let forms = [
+            (" is already in my hand", "action_reason.already_in_hand"),
+            (" is empty", "action_reason.empty"),
+            (" is not a container", "action_reason.not_a_container"),
+            (" cannot be poured from", "action_reason.cannot_pour_from"),
+        ];
+        forms.iter().find_map(|(suffix, key)| {
+            let thing = object(text.strip_suffix(suffix)?)?;
+            say(key, &[("object", &thing)])
+        })
+    }
+
+    /// "The box is in the way", for a thing or a person of the table, or the table.
+    fn in_the_way(&self, obstacle: &str, listener: &str) -> Option<String> {
+        let obstacle = obstacle.trim();
+        if self.world.object_named(obstacle).is_some() {
+            let thing = self.speech.object(obstacle);
+            return Some(
+                self.speech
+                    .say("action_reason.in_the_way", &[("object", &thing)]),
+            );
+        }
+        if self.world.person_named(obstacle).is_some() {
+            let key = "action_reason.person_in_the_way";
+            return Some(self.about(key, obstacle, listener, &[]));
+        }
+        (obstacle == crate::twin::actions::simulate::TABLE)
+            .then(|| self.speech.say("action_reason.table_in_the_way", &[]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +392,162 @@ mod tests {
         assert_eq!(de.robot_reason(&held), "Daniel hält das rote Glas");
         // A text the check does not write stays as it is.
         assert_eq!(en.robot_reason("the arm is broken."), "the arm is broken");
+    }
+
+    /// The planner's reasons, said in the robot's language with the table's names: every
+    /// form `twin::actions::feedback` writes for a step that failed.
+    #[test]
+    fn action_failures_are_said_in_the_robots_language() {
+        use crate::language::Language;
+        use crate::twin::Twin;
+        let twin = Twin::load("softdrinks").expect("scene");
+        let english = Language::english().expect("English");
+        let german =
+            Language::load(&crate::paths::data_root().join("languages/de")).expect("German");
+        let en = super::super::RulesBrain::new(&twin.world, &english);
+        let de = super::super::RulesBrain::new(&twin.world, &german);
+        let said = |brain: &super::super::RulesBrain, text: &str| brain.action_reason(text, "All");
+        let cases = [
+            (
+                "I cannot hand red_glass to Felix: every way would hit box.",
+                "the box is in the way",
+                "der Karton ist im Weg",
+            ),
+            (
+                "red_glass is blocked by fanta_bottle: every way to grasp it would hit fanta_bottle.",
+                "the fanta bottle is in the way",
+                "die Fanta-Flasche ist im Weg",
+            ),
+            (
+                "I cannot hand red_glass to Felix: the left panda hand would hit the right panda link5 rib.",
+                "my arms would get in each other's way",
+                "meine Arme kämen sich in die Quere",
+            ),
+            (
+                "I cannot put red_glass near Felix: the carried red_glass would hit Daniel.",
+                "Daniel is in the way",
+                "Daniel ist im Weg",
+            ),
+            (
+                "Felix cannot take it: there is no hand-over point within Felix's reach.",
+                "I find no place within Felix's reach where I could hand it over",
+                "ich finde keine Stelle, an der Felix es mir abnehmen könnte",
+            ),
+            (
+                "Felix cannot take it: there is no hand-over point within Felix's reach that my arm reaches.",
+                "that is out of my arms' reach",
+                "das ist außerhalb der Reichweite meiner Arme",
+            ),
+            (
+                "I cannot hand red_glass to Felix: the receiver has both hands full.",
+                "Felix has both hands full",
+                "Felix hat beide Hände voll",
+            ),
+            (
+                "There is no free spot on the table within Felix's reach for red_glass; ask someone to make room.",
+                "there is no free spot on the table for it",
+                "auf dem Tisch ist dafür kein Platz frei",
+            ),
+            (
+                "I cannot pour from fanta_bottle into red_glass: joint 7 of the left arm would pass its limit.",
+                "my arm cannot turn that far",
+                "so weit kann sich mein Arm nicht drehen",
+            ),
+            (
+                "red_glass is out of reach for pouring from fanta_bottle.",
+                "that is out of my arms' reach",
+                "das ist außerhalb der Reichweite meiner Arme",
+            ),
+            (
+                "I cannot put red_glass back: every way would hit table.",
+                "the table is in the way",
+                "der Tisch ist im Weg",
+            ),
+        ];
+        for (text, english, german) in cases {
+            assert_eq!(said(&en, text), english, "{text}");
+            assert_eq!(said(&de, text), german, "{text}");
+        }
+        let refusals = [
+            (
+                "red_glass is held by Felix; ask Felix to put it down.",
+                "Felix is holding the red glass",
+                "Felix hält das rote Glas",
+            ),
+            (
+                "Felix has both hands full; ask Felix to put something down.",
+                "Felix has both hands full",
+                "Felix hat beide Hände voll",
+            ),
+            (
+                "Felix already holds red_glass.",
+                "Felix already has the red glass",
+                "Felix hat das rote Glas schon",
+            ),
+            (
+                "red_glass is already in my hand.",
+                "I already have the red glass in my hand",
+                "ich habe das rote Glas schon in der Hand",
+            ),
+            (
+                "red_glass already holds cola; use an empty glass.",
+                "there is already cola in the red glass",
+                "in dem roten Glas ist schon Cola",
+            ),
+            (
+                "fanta_bottle is empty.",
+                "the fanta bottle is empty",
+                "die Fanta-Flasche ist leer",
+            ),
+            (
+                "box is not a container.",
+                "I cannot pour into the box",
+                "in den Karton kann ich nichts gießen",
+            ),
+        ];
+        for (text, english, german) in refusals {
+            assert_eq!(said(&en, text), english, "{text}");
+            assert_eq!(said(&de, text), german, "{text}");
+        }
+        // Nothing the table lacks is named, and a text the planner does not write stays.
+        let unknown = "I cannot hand red_glass to Felix: every way would hit the_moon.";
+        assert_eq!(said(&en, unknown), unknown.trim_end_matches('.'));
+        assert_eq!(
+            en.action_reason("the arm is broken.", "All"),
+            "the arm is broken"
+        );
+        // Said to the person the reason is about: "you".
+        let to_felix = [
+            (
+                "I cannot put red_glass near Felix: the carried red_glass would hit Felix.",
+                "you are in the way",
+                "du bist im Weg",
+            ),
+            (
+                "Felix has both hands full; ask Felix to put something down.",
+                "you have both hands full",
+                "du hast beide Hände voll",
+            ),
+            (
+                "red_glass is held by Felix; ask Felix to put it down.",
+                "you are holding the red glass",
+                "du hältst das rote Glas",
+            ),
+            (
+                "Felix already holds red_glass.",
+                "you already have the red glass",
+                "du hast das rote Glas schon",
+            ),
+            (
+                "Felix cannot take it: there is no hand-over point within Felix's reach.",
+                "I find no place within your reach where I could hand it over",
+                "ich finde keine Stelle, an der du es mir abnehmen könntest",
+            ),
+        ];
+        for (text, english, german) in to_felix {
+            assert_eq!(en.action_reason(text, "Felix"), english, "{text}");
+            assert_eq!(de.action_reason(text, "Felix"), german, "{text}");
+        }
     }
 
     #[test]

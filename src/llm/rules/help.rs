@@ -119,12 +119,12 @@ impl RulesBrain {
             if s.dialogue.done.iter().filter(|d| d.name == "speak").count() >= 2 {
                 return None;
             }
-            let text = self
-                .speech
-                .say("help.cannot_help", &[("reason", &failed.result)]);
+            let listener = s.sender_or_all();
+            let reason = self.action_reason(&failed.result, &listener);
+            let text = self.speech.say("help.cannot_help", &[("reason", &reason)]);
             return Some(vec![call(
                 "speak",
-                json!({"person_name": s.sender_or_all(), "text": text}),
+                json!({"person_name": listener, "text": text}),
             )]);
         }
         if !s.dialogue.spoke() {
