@@ -464,10 +464,7 @@ mod tests {
                 "der Tisch ist im Weg",
             ),
         ];
-        for (text, english, german) in cases {
-            assert_eq!(said(&en, text), english, "{text}");
-            assert_eq!(said(&de, text), german, "{text}");
-        }
+        // Refused before any planning.
         let refusals = [
             (
                 "red_glass is held by Felix; ask Felix to put it down.",
@@ -505,7 +502,7 @@ mod tests {
                 "in den Karton kann ich nichts gießen",
             ),
         ];
-        for (text, english, german) in refusals {
+        for (text, english, german) in cases.into_iter().chain(refusals) {
             assert_eq!(said(&en, text), english, "{text}");
             assert_eq!(said(&de, text), german, "{text}");
         }
