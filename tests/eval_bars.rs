@@ -184,6 +184,24 @@ fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
     }
 }
 
+/// Both of the asker's hands full: the thing is set down within their reach instead of
+/// handed over; asked for the glass they hold, the robot says "you are holding ...".
+#[test]
+fn hands_full_the_robot_sets_it_down_and_says_why_in_words() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/hands_full.toml");
+    let judged = runner().run_all(&run::scripts(&[script]).expect("script"), 1, 1);
+    assert_eq!(judged.len(), 2);
+    for j in &judged {
+        assert_eq!(
+            j.verdict.category,
+            Category::Success,
+            "turn {}: {}",
+            j.turn,
+            j.verdict.why
+        );
+    }
+}
+
 /// "The glass" with two on the table, asked of the robot: it asks which one, in words
 /// ("the red glass or the blue glass"), not in ids.
 #[test]

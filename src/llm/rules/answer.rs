@@ -250,7 +250,10 @@ impl RulesBrain {
             } else {
                 self.speech.say(
                     "answer.robot_cannot_reach",
-                    &[("reason", &self.robot_reason(&check.result))],
+                    &[(
+                        "reason",
+                        &self.robot_reason(&check.result, &s.sender_or_all()),
+                    )],
                 )
             };
             return self.say(s, text);

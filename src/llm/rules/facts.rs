@@ -157,13 +157,14 @@ impl super::RulesBrain {
     /// A failed reach check (`check_reach_object_for_robot`, whose text is
     /// English like every tool's) as a reason in the robot's language, for the
     /// forms the check writes; any other text as it is; without a final stop.
-    pub(super) fn robot_reason(&self, result: &str) -> String {
-        self.robot_reason_in_words(result)
+    pub(super) fn robot_reason(&self, result: &str, listener: &str) -> String {
+        self.robot_reason_in_words(result, listener)
             .unwrap_or_else(|| result.trim().trim_end_matches('.').to_string())
     }
 
     /// The reason in the robot's words, when the check wrote one of its known forms.
-    pub(super) fn robot_reason_in_words(&self, result: &str) -> Option<String> {
+    /// A person who holds the thing and is spoken to hears "you are holding ...".
+    pub(super) fn robot_reason_in_words(&self, result: &str, listener: &str) -> Option<String> {
         let text = result.trim().trim_end_matches('.');
         let object = |id: &str| self.world.object_named(id).map(|_| self.speech.object(id));
         if let Some(id) =
@@ -183,6 +184,12 @@ impl super::RulesBrain {
         let thing = object(id)?;
         if let Some(person) = why.strip_suffix(" is holding it") {
             self.world.person_named(person)?;
+            if person == listener {
+                return Some(
+                    self.speech
+                        .say("action_reason.you_hold", &[("object", &thing)]),
+                );
+            }
             return Some(self.speech.say(
                 "robot_reason.held_by",
                 &[("object", &thing), ("person", person)],
@@ -381,17 +388,28 @@ mod tests {
         let en = super::super::RulesBrain::new(&twin.world, &english);
         let de = super::super::RulesBrain::new(&twin.world, &german);
         assert_eq!(
-            en.robot_reason(&too_large),
+            en.robot_reason(&too_large, "All"),
             "the box is too large for my hands"
         );
         assert_eq!(
-            de.robot_reason(&too_large),
+            de.robot_reason(&too_large, "All"),
             "der Karton ist zu groß für meine Hände"
         );
-        assert_eq!(en.robot_reason(&held), "Daniel is holding the red glass");
-        assert_eq!(de.robot_reason(&held), "Daniel hält das rote Glas");
+        assert_eq!(
+            en.robot_reason(&held, "All"),
+            "Daniel is holding the red glass"
+        );
+        assert_eq!(de.robot_reason(&held, "All"), "Daniel hält das rote Glas");
+        assert_eq!(
+            en.robot_reason(&held, "Daniel"),
+            "you are holding the red glass"
+        );
+        assert_eq!(de.robot_reason(&held, "Daniel"), "du hältst das rote Glas");
         // A text the check does not write stays as it is.
-        assert_eq!(en.robot_reason("the arm is broken."), "the arm is broken");
+        assert_eq!(
+            en.robot_reason("the arm is broken.", "All"),
+            "the arm is broken"
+        );
     }
 
     /// The planner's reasons, said in the robot's language with the table's names: every

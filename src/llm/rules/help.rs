@@ -108,6 +108,13 @@ impl RulesBrain {
                     .say("help.who_would_like", &[("object", &thing)]),
             );
         };
+        // Both of the recipient's hands are full: nothing can be handed over, so the
+        // thing is set down within their reach instead.
+        let holding = |o: &&Listed| o.held_by.as_deref() == Some(recipient.as_str());
+        let act = match act {
+            Act::Give if listed.iter().filter(holding).count() >= 2 => Act::MoveTo,
+            act => act,
+        };
         let plan = self.plan(s, act, &object, &recipient, &listed)?;
         if let Some(failed) = s
             .dialogue
@@ -244,7 +251,8 @@ impl RulesBrain {
                 if Hindrance::from_robot_check(&reach.result).object.is_none() {
                     let why = hindrance.explanation(receiver, &self.speech);
                     let result = reach.result.as_str();
-                    let reason = self.robot_reason_in_words(result).unwrap_or_else(|| {
+                    let reason = self.robot_reason_in_words(result, &s.sender_or_all());
+                    let reason = reason.unwrap_or_else(|| {
                         result
                             .split_once(": ")
                             .map_or(result, |(_, r)| r)
@@ -265,7 +273,7 @@ impl RulesBrain {
                     return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
                 };
                 if Hindrance::from_robot_check(&check.result).object.is_none() {
-                    let reason = self.robot_reason(&check.result);
+                    let reason = self.robot_reason(&check.result, &s.sender_or_all());
                     let why = self.speech.say("help.cannot", &[("reason", &reason)]);
                     return Some(Err(self.say(s, why)));
                 }

@@ -57,6 +57,13 @@ impl NearestPair {
         parts: None,
     };
 
+    /// Takes `other` if it is strictly nearer (a tie keeps what was found first).
+    fn keep_nearer(&mut self, other: NearestPair) {
+        if other.distance < self.distance {
+            *self = other;
+        }
+    }
+
     /// Keeps the pair if it is nearer. A pair whose bounding spheres are farther apart
     /// than the nearest pair so far cannot be nearer: skipped without the exact
     /// distance (the same answer, faster).
@@ -188,13 +195,26 @@ impl Robot {
         still: &StillArm,
     ) -> SelfClearance {
         let spheres: Vec<Sphere> = caps.iter().map(Capsule::bounding_sphere).collect();
-        let mut best = still.nearest;
-        self.nearest_within_arm(moving, (caps, &spheres), &mut best);
-        let ours = caps.iter().zip(&spheres).enumerate();
-        for (i, a) in ours {
-            let theirs = still.caps.iter().zip(&still.spheres).enumerate();
-            for (j, b) in theirs {
-                let parts = (Part::Link(moving, i), Part::Link(still.side, j));
+        let ours = (caps, &spheres[..]);
+        let theirs = (&still.caps[..], &still.spheres[..]);
+        // The pairs in the whole robot's order (the left arm's own, the right arm's own,
+        // then left against right), so that a tie names the same pair as it always has.
+        let mut best = NearestPair::NONE;
+        let (left, right) = match moving {
+            Side::Left => {
+                self.nearest_within_arm(Side::Left, ours, &mut best);
+                best.keep_nearer(still.nearest);
+                (ours, theirs)
+            }
+            Side::Right => {
+                best = still.nearest;
+                self.nearest_within_arm(Side::Right, ours, &mut best);
+                (theirs, ours)
+            }
+        };
+        for (i, a) in left.0.iter().zip(left.1).enumerate() {
+            for (j, b) in right.0.iter().zip(right.1).enumerate() {
+                let parts = (Part::Link(Side::Left, i), Part::Link(Side::Right, j));
                 best.consider(a, b, parts);
             }
         }
@@ -202,15 +222,9 @@ impl Robot {
             Part::Link(side, i) => self.arm(side).link_label(i),
             Part::Body(k) => self.torso[k].0.clone(),
         };
-        // Named in the order left, right, as the whole robot's check always has.
         let (a, b) = best
             .parts
-            .map_or((String::new(), String::new()), |pair| match pair {
-                (a @ Part::Link(Side::Right, _), b @ Part::Link(Side::Left, _)) => {
-                    (name(b), name(a))
-                }
-                (a, b) => (name(a), name(b)),
-            });
+            .map_or((String::new(), String::new()), |(a, b)| (name(a), name(b)));
         SelfClearance {
             distance: best.distance,
             a,

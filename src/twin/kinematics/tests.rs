@@ -336,6 +336,42 @@ fn self_collision_of_arms_reaching_the_same_point_is_detected() {
     );
 }
 
+/// With one arm still, the self-clearance found is the whole robot's: the same distance
+/// and the same parts, named left first, whichever arm moves.
+#[test]
+fn self_clearance_with_one_arm_still_is_the_whole_robots() {
+    let r = robot();
+    let mut rng = Lcg::new(9);
+    let mut touching = 0;
+    for _ in 0..300 {
+        let ql = random_joints(r.arm(Side::Left), &mut rng);
+        let qr = random_joints(r.arm(Side::Right), &mut rng);
+        let whole = r.self_clearance(&ql, &qr);
+        let caps = |side: Side, q: &Joints| r.arm(side).capsules(q);
+        let moving = [
+            r.self_clearance_moving(
+                Side::Left,
+                &caps(Side::Left, &ql),
+                &r.still_arm(Side::Right, &qr),
+            ),
+            r.self_clearance_moving(
+                Side::Right,
+                &caps(Side::Right, &qr),
+                &r.still_arm(Side::Left, &ql),
+            ),
+        ];
+        for m in moving {
+            assert!(
+                (m.distance - whole.distance).abs() < 1e-5,
+                "{m:?} vs {whole:?}"
+            );
+            assert_eq!((&m.a, &m.b), (&whole.a, &whole.b));
+        }
+        touching += usize::from(whole.distance < 0.0);
+    }
+    assert!(touching > 0, "some random poses touch");
+}
+
 fn grasp_request(r: &Robot, bottle: Vec3) -> MotionRequest {
     let side = Side::Left;
     let grasp = bottle + Vec3::Z * 0.1;
