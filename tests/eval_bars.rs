@@ -165,14 +165,13 @@ fn a_malformed_dialogue_is_rejected_with_file_turn_and_reason() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A hindered listener and a robot that cannot reach the thing either: the robot says
-/// so at once (nothing moves), and still helps with what it reaches.
-#[test]
-fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/robot_cannot_either.toml");
+/// Every turn of a dialogue under `tests/dialogues` is judged a success (the rules brain).
+fn every_turn_succeeds(file: &str, turns: usize) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/dialogues")
+        .join(file);
     let judged = runner().run_all(&run::scripts(&[script]).expect("script"), 1, 1);
-    assert_eq!(judged.len(), 2);
+    assert_eq!(judged.len(), turns);
     for j in &judged {
         assert_eq!(
             j.verdict.category,
@@ -184,22 +183,18 @@ fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
     }
 }
 
+/// A hindered listener and a robot that cannot reach the thing either: the robot says
+/// so at once (nothing moves), and still helps with what it reaches.
+#[test]
+fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
+    every_turn_succeeds("robot_cannot_either.toml", 2);
+}
+
 /// Both of the asker's hands full: the thing is set down within their reach instead of
 /// handed over; asked for the glass they hold, the robot says "you are holding ...".
 #[test]
 fn hands_full_the_robot_sets_it_down_and_says_why_in_words() {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialogues/hands_full.toml");
-    let judged = runner().run_all(&run::scripts(&[script]).expect("script"), 1, 1);
-    assert_eq!(judged.len(), 2);
-    for j in &judged {
-        assert_eq!(
-            j.verdict.category,
-            Category::Success,
-            "turn {}: {}",
-            j.turn,
-            j.verdict.why
-        );
-    }
+    every_turn_succeeds("hands_full.toml", 2);
 }
 
 /// "The glass" with two on the table, asked of the robot: it asks which one, in words
