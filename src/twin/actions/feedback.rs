@@ -101,7 +101,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
     let per = |id: crate::twin::PersonId| world.person(id).name.clone();
     let subject = match *step {
         Elementary::Get { object, .. }
-        | Elementary::Relay { object }
+        | Elementary::Relay { object, .. }
         | Elementary::Pass { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
@@ -175,7 +175,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
                 format!("I cannot move {} away from {p}: {first}.", obj(object))
             }
         }
-        Elementary::Relay { object } => match blocker {
+        Elementary::Relay { object, .. } => match blocker {
             Some(o) if !all_reach => format!(
                 "I cannot pass {} from one hand to the other: every way would hit {o}.",
                 obj(object)

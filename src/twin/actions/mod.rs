@@ -306,7 +306,10 @@ pub fn relay_steps(object: ObjectId, first: Side, last: Elementary) -> Vec<Eleme
             object,
             arm: Some(first),
         },
-        Elementary::Relay { object },
+        Elementary::Relay {
+            object,
+            for_the_other_hand: true,
+        },
         Elementary::Pose,
         Elementary::Get {
             object,
@@ -368,8 +371,12 @@ fn pour_with_the_other_hand_steps(
     first: Side,
 ) -> Vec<Elementary> {
     let mut steps = relay_steps(source, first, Elementary::Pour { source, target });
-    // Before the way home: the source back on the table.
-    steps.insert(steps.len() - 1, Elementary::Relay { object: source });
+    // Before the way home: the source back on the table, where this hand reaches.
+    let back = Elementary::Relay {
+        object: source,
+        for_the_other_hand: false,
+    };
+    steps.insert(steps.len() - 1, back);
     steps
 }
 
@@ -392,7 +399,7 @@ fn pour_with_the_other_hand(
 fn pour_into_the_target_brought_over_steps(
     source: ObjectId,
     target: ObjectId,
-    first: Side,
+    (first, for_the_other_hand): (Side, bool),
     (source_spot, target_spot): (glam::Vec2, glam::Vec2),
 ) -> Vec<Elementary> {
     let target_by = |arm| Elementary::Get {
@@ -401,7 +408,10 @@ fn pour_into_the_target_brought_over_steps(
     };
     let mut steps = vec![
         target_by(first),
-        Elementary::Relay { object: target },
+        Elementary::Relay {
+            object: target,
+            for_the_other_hand,
+        },
         Elementary::Pose,
     ];
     steps.extend(pour_steps(source, target, source_spot));
@@ -442,11 +452,15 @@ fn pour_into_the_target_brought_over(
     target: ObjectId,
 ) -> Option<search::SearchOutcome> {
     let spots = (table_spot(start, source)?, table_spot(start, target)?);
-    variants::arms_nearest_first(&start.world, robot, target)
+    // First where the other hand could take the glass (and so mostly pour into it);
+    // then anywhere between the arms, for a pour by either hand.
+    let arms = variants::arms_nearest_first(&start.world, robot, target);
+    [true, false]
         .into_iter()
-        .map(|first| {
+        .flat_map(|for_the_other_hand| arms.map(|first| (first, for_the_other_hand)))
+        .map(|how| {
             search(&pour_into_the_target_brought_over_steps(
-                source, target, first, spots,
+                source, target, how, spots,
             ))
         })
         .find(|attempt| attempt.plan.is_ok())
@@ -678,7 +692,7 @@ fn first_relay(plan: &Plan) -> Option<&search::PlannedStep> {
 /// What the plan's first relay sets down between the arms.
 fn relayed_object(plan: &Plan) -> Option<ObjectId> {
     match first_relay(plan)?.step {
-        Elementary::Relay { object } => Some(object),
+        Elementary::Relay { object, .. } => Some(object),
         _ => None,
     }
 }

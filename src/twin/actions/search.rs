@@ -171,7 +171,7 @@ pub fn variants_for(
             Some(arm) => get_variants(w, robot, object, &[arm]),
             None => get_variants(w, robot, object, &arms_nearest_first(w, robot, object)),
         },
-        Elementary::Relay { object } => {
+        Elementary::Relay { object, .. } => {
             put_variants(held_arm()?, &relay_spots(w, object), w.table.height)
         }
         Elementary::PutAt { spot, .. } => put_variants(held_arm()?, &[spot], w.table.height),

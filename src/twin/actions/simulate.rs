@@ -381,7 +381,7 @@ fn idle_arm_in_the_way(
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
-        | Elementary::Relay { object }
+        | Elementary::Relay { object, .. }
         | Elementary::Pass { object, .. }
         | Elementary::Lift { object }
         | Elementary::Pour { source: object, .. } => holding_of(state, object).ok()?.arm,

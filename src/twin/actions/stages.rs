@@ -137,14 +137,20 @@ pub(super) fn plan_step(
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
-        | Elementary::Relay { object } => {
+        | Elementary::Relay { object, .. } => {
             let h = holding_of(&p.next, object)?;
             let spot = v.point.ok_or(Cause::NoSpot)?;
             carry_to_spot(p, &h, spot)?;
             let spot = spot.truncate();
             release_on_table(p, object, spot);
             step_back(p, h.arm, object)?;
-            if matches!(step, Elementary::Relay { .. }) {
+            if matches!(
+                step,
+                Elementary::Relay {
+                    for_the_other_hand: true,
+                    ..
+                }
+            ) {
                 // A relay spot is one the other hand can take the object from (straight
                 // hand paths, with this arm back at rest).
                 other_hand_takes(p.robot, &p.next, object, h.arm.other())?;

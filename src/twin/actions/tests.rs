@@ -737,7 +737,10 @@ fn a_relay_spot_is_one_the_other_hand_can_take_the_object_from() {
         BEAM,
     );
     let held = got.plan.expect("the right arm takes the bottle").end;
-    let relay = Elementary::Relay { object: bottle };
+    let relay = Elementary::Relay {
+        object: bottle,
+        for_the_other_hand: true,
+    };
     let variants = search::variants_for(robot, &held, &relay).expect("relay spots");
     assert!(!variants.is_empty());
     let mut feasible = 0;
@@ -1045,4 +1048,26 @@ fn a_glass_beyond_the_box_is_brought_over_for_the_pour_and_put_back() {
     assert_eq!(t.world.object(blue).contains.as_deref(), Some("cola"));
     assert!(t.world.object_base(blue).distance(blue_at) < 0.01);
     assert!(t.world.object_base(cola).distance(cola_at) < 0.01);
+}
+
+/// A pour whose source comes back where this hand reaches, and a glass set down where
+/// either hand pours into it: on the softdrinks table every bottle pours into every glass,
+/// with the Jaco pair and with the UR5e pair (the Jaco's cola zero into the red glass had
+/// no spot between the arms to set the bottle down again from which the *other* hand
+/// could take it, a check that spot never needed; the UR5e's cola into the blue glass,
+/// none where the other hand could take the glass).
+#[test]
+fn every_bottle_pours_into_every_glass_of_the_softdrinks_table() {
+    for scene in ["softdrinks", "softdrinks_ur5e"] {
+        for bottle in ["cola_bottle", "fanta_bottle", "cola_zero_bottle"] {
+            for glass in ["red_glass", "blue_glass"] {
+                let mut t = Twin::load(scene).expect("shipped scene loads");
+                let (source, target) = (obj(&t, bottle), obj(&t, glass));
+                let r = run(&mut t, ActionRequest::Pour { source, target });
+                assert!(r.ok, "{scene}: {bottle} into {glass}: {}", r.text);
+                let poured = t.world.object(target).contains.clone();
+                assert_eq!(poured, t.world.object(source).contains, "{scene}: {r:?}");
+            }
+        }
+    }
 }

@@ -22,9 +22,13 @@ pub const POUR_DIRECTIONS_DEG: [f32; 6] = [0.0, 60.0, 120.0, 180.0, 240.0, 300.0
 pub enum Elementary {
     /// Take an object from the table, with either arm or with the one given.
     Get { object: ObjectId, arm: Option<Side> },
-    /// Set the held object down between the arms, for the other arm to take it over
-    /// (a bimanual relay: one arm reaches the object, only the other the receiver).
-    Relay { object: ObjectId },
+    /// Set the held object down between the arms: for the other arm to take it over
+    /// (a bimanual relay: one arm reaches the object, only the other the receiver), or,
+    /// without `for_the_other_hand`, where this arm takes it again or a pour reaches it.
+    Relay {
+        object: ObjectId,
+        for_the_other_hand: bool,
+    },
     /// Raise the held object clear of the table (a stopped action left it low).
     Lift { object: ObjectId },
     /// Put the held object down at a floor point.
