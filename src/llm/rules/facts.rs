@@ -166,11 +166,10 @@ impl super::RulesBrain {
     /// A person who holds the thing and is spoken to hears "you are holding ...".
     pub(super) fn robot_reason_in_words(&self, result: &str, listener: &str) -> Option<String> {
         let text = result.trim().trim_end_matches('.');
-        let object = |id: &str| self.world.object_named(id).map(|_| self.speech.object(id));
         if let Some(id) =
             text.strip_suffix(" cannot be grasped: it is too large for the robot's hands")
         {
-            let thing = object(id)?;
+            let thing = self.thing_named(id)?;
             return Some(
                 self.speech
                     .say("robot_reason.too_large", &[("object", &thing)]),
@@ -181,7 +180,7 @@ impl super::RulesBrain {
             .split_once(" cannot take ")
             .or_else(|| head.split_once(" cannot reach "))?
             .1;
-        let thing = object(id)?;
+        let thing = self.thing_named(id)?;
         if let Some(person) = why.strip_suffix(" is holding it") {
             self.world.person_named(person)?;
             if person == listener {
@@ -208,7 +207,7 @@ impl super::RulesBrain {
             .split(", ")
             .flat_map(|part| part.split(" and "))
             .collect();
-        let things: Option<Vec<String>> = ids.iter().map(|id| object(id)).collect();
+        let things: Option<Vec<String>> = ids.iter().map(|id| self.thing_named(id)).collect();
         let things = self.speech.and_list(&things?);
         Some(self.speech.say(
             "robot_reason.blocked",
@@ -224,6 +223,11 @@ impl super::RulesBrain {
     pub(super) fn action_reason(&self, result: &str, listener: &str) -> String {
         self.action_reason_in_words(result, listener)
             .unwrap_or_else(|| result.trim().trim_end_matches('.').to_string())
+    }
+
+    /// A thing of the table, by its name in the language; `None` for an id it lacks.
+    fn thing_named(&self, id: &str) -> Option<String> {
+        self.world.object_named(id).map(|_| self.speech.object(id))
     }
 
     /// A sentence about `person`: its `_you` form (without the person) when they are the
@@ -290,12 +294,11 @@ impl super::RulesBrain {
     /// Why the action was refused before any planning (`twin::actions` checks the request
     /// against the table), in the robot's words.
     fn refusal_in_words<'t>(&self, text: &'t str, listener: &str) -> Option<String> {
-        let object = |id: &str| self.world.object_named(id).map(|_| self.speech.object(id));
         let person = |name: &'t str| self.world.person_named(name).map(|_| name);
         let say = |key: &str, slots: &[(&str, &str)]| Some(self.speech.say(key, slots));
         if let Some((head, _)) = text.split_once("; ask ") {
             if let Some((id, name)) = head.split_once(" is held by ") {
-                let (thing, name) = (object(id)?, person(name)?);
+                let (thing, name) = (self.thing_named(id)?, person(name)?);
                 if name == listener {
                     return say("action_reason.you_hold", &[("object", &thing)]);
                 }
@@ -309,14 +312,14 @@ impl super::RulesBrain {
         }
         if let Some((head, _)) = text.split_once("; use an empty glass") {
             let (id, liquid) = head.split_once(" already holds ")?;
-            let (thing, liquid) = (object(id)?, self.speech.noun(liquid));
+            let (thing, liquid) = (self.thing_named(id)?, self.speech.noun(liquid));
             return say(
                 "action_reason.already_full",
                 &[("object", &thing), ("liquid", &liquid)],
             );
         }
         if let Some((name, id)) = text.split_once(" already holds ") {
-            let (name, thing) = (person(name)?, object(id)?);
+            let (name, thing) = (person(name)?, self.thing_named(id)?);
             let key = "action_reason.already_has";
             return Some(self.about(key, name, listener, &[("object", &thing)]));
         }
@@ -327,7 +330,7 @@ impl super::RulesBrain {
             (" cannot be poured from", "action_reason.cannot_pour_from"),
         ];
         forms.iter().find_map(|(suffix, key)| {
-            let thing = object(text.strip_suffix(suffix)?)?;
+            let thing = self.thing_named(text.strip_suffix(suffix)?)?;
             say(key, &[("object", &thing)])
         })
     }
@@ -335,8 +338,7 @@ impl super::RulesBrain {
     /// "The box is in the way", for a thing or a person of the table, or the table.
     fn in_the_way(&self, obstacle: &str, listener: &str) -> Option<String> {
         let obstacle = obstacle.trim();
-        if self.world.object_named(obstacle).is_some() {
-            let thing = self.speech.object(obstacle);
+        if let Some(thing) = self.thing_named(obstacle) {
             return Some(
                 self.speech
                     .say("action_reason.in_the_way", &[("object", &thing)]),
