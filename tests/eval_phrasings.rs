@@ -94,7 +94,8 @@ fn the_long_tail_set_holds_90_percent_and_no_needless_intervention() {
 /// German sentence existed; `language = "de"` in each script): its goal, at
 /// least 95 %, and at most the one needless intervention it still makes ("ok
 /// dann halt sprudel" read as asking for the soda; the goal is none). The
-/// held-out set (tests/sets/de_heldout) is reported in the README.
+/// held-out set (tests/sets/de_heldout2; the first, tests/sets/de_heldout, is now
+/// development data) is reported in the README.
 #[test]
 fn the_german_development_set_holds_its_floor() {
     let judged = judged_turns("tests/sets/de_dev");

@@ -98,6 +98,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
             }
         }
     }
+    drop_phrases(rules, &mut words);
     words.truncate(MAX_WORDS);
     trim_vocatives(&mut words, vocatives);
     let full = finish(&words);
@@ -107,6 +108,27 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
     let mut out: Vec<Words> = [full, trimmed].into_iter().flatten().collect();
     out.dedup();
     out
+}
+
+/// Drops the phrases of several words in `drop` ("da komme ich nicht ran":
+/// a reason said after a request, whose "nicht" is no refusal); single
+/// words are dropped as they are read.
+fn drop_phrases(rules: &Normalize, words: &mut Vec<String>) {
+    for phrase in rules.drop.iter().filter(|p| p.contains(' ')) {
+        let phrase: Vec<&str> = phrase.split_whitespace().collect();
+        let mut at = 0;
+        while at + phrase.len() <= words.len() {
+            if words[at..at + phrase.len()]
+                .iter()
+                .zip(&phrase)
+                .all(|(w, p)| w == p)
+            {
+                words.drain(at..at + phrase.len());
+            } else {
+                at += 1;
+            }
+        }
+    }
 }
 
 /// "could you could you" -> "could you": a phrase of two or three words said twice.
@@ -220,7 +242,9 @@ mod tests {
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
-            drop: ["uh", "um", "please"].map(String::from).to_vec(),
+            drop: ["uh", "um", "please", "i cannot reach it"]
+                .map(String::from)
+                .to_vec(),
             leading: ["hey", "so", "thanks"].map(String::from).to_vec().into(),
             trailing: ["now", "thanks"].map(String::from).to_vec().into(),
             ..Normalize::default()
@@ -246,6 +270,20 @@ mod tests {
         );
         assert_eq!(typed, heard);
         assert_eq!(typed.join(" "), "could you pass me the cola");
+    }
+
+    #[test]
+    fn phrases_of_several_words_are_dropped_wherever_they_stand() {
+        assert_eq!(
+            one("pass me the cola, i cannot reach it", "x").join(" "),
+            "pass me the cola"
+        );
+        assert_eq!(
+            one("i cannot reach it but pass me the cola", "x").join(" "),
+            "but pass me the cola"
+        );
+        // Only the whole phrase: its words alone stay.
+        assert_eq!(one("i cannot pass it", "x").join(" "), "i cannot pass it");
     }
 
     #[test]
