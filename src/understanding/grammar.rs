@@ -135,10 +135,6 @@ struct IntentFile {
     act: Act,
     #[serde(default)]
     priority: i32,
-    /// Read only from a whole sentence, or from a clause beside clauses that
-    /// name nothing at the table (a bare "the cola, please").
-    #[serde(default)]
-    whole_sentence: bool,
     sentences: Vec<String>,
 }
 
@@ -155,10 +151,6 @@ pub struct Sentence {
     pub elements: Vec<Element>,
     /// For each need, one of its words is in every match.
     pub needs: Vec<Vec<String>>,
-    /// Not read from a clause beside another that names something at the
-    /// table: "there's plenty the milk, look, and oat milk" is no request for
-    /// the oat milk, however the first clause was misheard.
-    pub whole_sentence: bool,
 }
 
 /// The loaded sentence file.
@@ -333,7 +325,6 @@ impl Grammar {
                     priority: intent.priority,
                     text: sentence.clone(),
                     needs: template::needed_words(&elements),
-                    whole_sentence: intent.whole_sentence,
                     elements,
                 });
             }

@@ -177,16 +177,7 @@ impl Understanding {
             // Within a turn, "it" may mean what an earlier part named.
             let mut part_best: Option<(Score, Reading)> = None;
             for words in variants {
-                // Another clause of the sentence names a thing at the table.
-                let table_words = |ws: &mut dyn Iterator<Item = &str>| {
-                    ws.filter(|w| lexicon.is_thing_word(w)).count()
-                };
-                let beside_the_table = !whole
-                    && table_words(&mut sentences[first.sentence].0.split(' '))
-                        > table_words(&mut words.words.iter().map(String::as_str));
-                if let Some((score, reading)) =
-                    self.best_match(lexicon, &context, words, (&heard, beside_the_table))
-                {
+                if let Some((score, reading)) = self.best_match(lexicon, &context, words, &heard) {
                     if part_best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                         part_best = Some((score, reading));
                     }
@@ -285,15 +276,13 @@ impl Understanding {
         lexicon: &Lexicon<'_>,
         context: &Context,
         words: &normalize::Words,
-        (heard, beside_the_table): (&str, bool),
+        heard: &str,
     ) -> Option<(Score, Reading)> {
         let grammar = &*self.grammar;
         let mut filler = Filler::new(lexicon, grammar, context, &words.words, &words.breaks);
         let mut best: Option<(Score, Reading)> = None;
         for (index, sentence) in grammar.sentences.iter().enumerate() {
-            if !template::may_match(&sentence.needs, &words.words)
-                || (sentence.whole_sentence && beside_the_table)
-            {
+            if !template::may_match(&sentence.needs, &words.words) {
                 continue;
             }
             let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
