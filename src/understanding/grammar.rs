@@ -78,9 +78,9 @@ pub struct Normalize {
     /// name their things in one language, the sentences read them in any.
     #[serde(default)]
     pub vocabulary: BTreeMap<String, String>,
-    /// Words dropped wherever they are (hesitations, "please").
+    /// Words and phrases dropped wherever they are (hesitations, "please").
     #[serde(default)]
-    pub drop: Vec<String>,
+    pub drop: Phrases,
     /// Phrases dropped at the start of a sentence, when something remains.
     #[serde(default)]
     pub leading: Phrases,
@@ -115,6 +115,15 @@ pub struct Normalize {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(from = "Vec<String>")]
 pub struct Phrases(pub Vec<Vec<String>>);
+
+impl Phrases {
+    /// Whether `word` is one of the phrases of a single word.
+    pub fn has_word(&self, word: &str) -> bool {
+        self.0
+            .iter()
+            .any(|p| matches!(p.as_slice(), [only] if only == word))
+    }
+}
 
 impl From<Vec<String>> for Phrases {
     /// Longest phrases first, so that "sure thing" is tried before "sure".

@@ -90,7 +90,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                     None => vec![w],
                 });
             for w in translated {
-                if w.is_empty() || rules.drop.contains(&w) || words.last() == Some(&w) {
+                if w.is_empty() || rules.drop.has_word(&w) || words.last() == Some(&w) {
                     continue;
                 }
                 words.push(w);
@@ -114,15 +114,10 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
 /// a reason said after a request, whose "nicht" is no refusal); single
 /// words are dropped as they are read.
 fn drop_phrases(rules: &Normalize, words: &mut Vec<String>) {
-    for phrase in rules.drop.iter().filter(|p| p.contains(' ')) {
-        let phrase: Vec<&str> = phrase.split_whitespace().collect();
+    for phrase in rules.drop.0.iter().filter(|p| p.len() > 1) {
         let mut at = 0;
-        while at + phrase.len() <= words.len() {
-            if words[at..at + phrase.len()]
-                .iter()
-                .zip(&phrase)
-                .all(|(w, p)| w == p)
-            {
+        while at < words.len() {
+            if words[at..].starts_with(phrase) {
                 words.drain(at..at + phrase.len());
             } else {
                 at += 1;
@@ -244,7 +239,8 @@ mod tests {
             .collect(),
             drop: ["uh", "um", "please", "i cannot reach it"]
                 .map(String::from)
-                .to_vec(),
+                .to_vec()
+                .into(),
             leading: ["hey", "so", "thanks"].map(String::from).to_vec().into(),
             trailing: ["now", "thanks"].map(String::from).to_vec().into(),
             ..Normalize::default()
