@@ -109,6 +109,10 @@ pub struct Normalize {
     /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
     #[serde(default)]
     pub pronouns: BTreeMap<String, String>,
+    /// Words that open a clause which only adds to the one beside it ("a
+    /// coffee, in the same cup"): the thing it names is no claim of its own.
+    #[serde(default)]
+    pub modifying: Vec<String>,
 }
 
 /// Phrases of the file, split into words once when it is loaded.
@@ -144,6 +148,10 @@ struct IntentFile {
     act: Act,
     #[serde(default)]
     priority: i32,
+    /// Read only from a whole sentence, or from a clause beside clauses that
+    /// name nothing at the table (a bare "the cola, please").
+    #[serde(default)]
+    whole_sentence: bool,
     sentences: Vec<String>,
 }
 
@@ -160,6 +168,10 @@ pub struct Sentence {
     pub elements: Vec<Element>,
     /// For each need, one of its words is in every match.
     pub needs: Vec<Vec<String>>,
+    /// Not read from a clause beside another that names something at the
+    /// table: "there's plenty the milk, look, and oat milk" is no request for
+    /// the oat milk, however the first clause was misheard.
+    pub whole_sentence: bool,
 }
 
 /// The loaded sentence file.
@@ -334,6 +346,7 @@ impl Grammar {
                     priority: intent.priority,
                     text: sentence.clone(),
                     needs: template::needed_words(&elements),
+                    whole_sentence: intent.whole_sentence,
                     elements,
                 });
             }

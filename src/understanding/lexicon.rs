@@ -200,6 +200,16 @@ impl<'w> Lexicon<'w> {
             || self.known(word).is_some()
     }
 
+    /// Whether a word is one of the table's words for its things, as written
+    /// or in the plural (no near misspellings: "while" is no "white").
+    pub fn is_thing_word(&self, word: &str) -> bool {
+        self.vocabulary.contains(word)
+            || [word.strip_suffix("es"), word.strip_suffix('s')]
+                .into_iter()
+                .flatten()
+                .any(|stem| self.vocabulary.contains(stem))
+    }
+
     /// Whether a word names a thing on the table (as the recogniser may have misheard it).
     pub fn names_thing(&self, word: &str) -> bool {
         self.known(word).is_some()

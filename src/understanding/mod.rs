@@ -162,7 +162,7 @@ impl Understanding {
         let mut clauses = Clauses::default();
         // Objects named by sentences no template read, with the sentence.
         let mut introduced: Vec<(usize, String)> = Vec::new();
-        for variants in &parts {
+        for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
                 continue;
             };
@@ -176,8 +176,12 @@ impl Understanding {
             }
             // Within a turn, "it" may mean what an earlier part named.
             let mut part_best: Option<(Score, Reading)> = None;
+            let beside_the_table =
+                !whole && beside_a_claim(&grammar.normalize, lexicon, &parts, index);
             for words in variants {
-                if let Some((score, reading)) = self.best_match(lexicon, &context, words, &heard) {
+                if let Some((score, reading)) =
+                    self.best_match(lexicon, &context, words, (&heard, beside_the_table))
+                {
                     if part_best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                         part_best = Some((score, reading));
                     }
@@ -276,13 +280,15 @@ impl Understanding {
         lexicon: &Lexicon<'_>,
         context: &Context,
         words: &normalize::Words,
-        heard: &str,
+        (heard, beside_the_table): (&str, bool),
     ) -> Option<(Score, Reading)> {
         let grammar = &*self.grammar;
         let mut filler = Filler::new(lexicon, grammar, context, &words.words, &words.breaks);
         let mut best: Option<(Score, Reading)> = None;
         for (index, sentence) in grammar.sentences.iter().enumerate() {
-            if !template::may_match(&sentence.needs, &words.words) {
+            if !template::may_match(&sentence.needs, &words.words)
+                || (sentence.whole_sentence && beside_the_table)
+            {
                 continue;
             }
             let Some(found) = template::matches(&sentence.elements, &words.words, &mut filler)
@@ -370,6 +376,38 @@ impl Clauses {
 struct Before {
     referent: Option<String>,
     request: Option<Reading>,
+}
+
+/// Whether another clause of the sentence of `parts[index]` (a clause) names
+/// a thing at the table and is not opened by a modifying word: then it is a
+/// claim of its own ("there's plenty the milk, look, and oat milk", misheard),
+/// and the clause is no bare request beside it; "a coffee, in the same cup"
+/// names the cup only to add to the request.
+fn beside_a_claim(
+    rules: &grammar::Normalize,
+    lexicon: &Lexicon<'_>,
+    parts: &[Vec<normalize::Words>],
+    index: usize,
+) -> bool {
+    let Some(sentence) = parts[index].first().map(|w| w.sentence) else {
+        return false;
+    };
+    let claims = |words: &normalize::Words| {
+        let modifying = words
+            .words
+            .first()
+            .is_some_and(|w| rules.modifying.contains(w));
+        !modifying && words.words.iter().any(|w| lexicon.is_thing_word(w))
+    };
+    // The sentence's first part is the whole sentence; the clauses follow it.
+    let clauses = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.first().is_some_and(|w| w.sentence == sentence))
+        .skip(1);
+    clauses
+        .filter(|(i, _)| *i != index)
+        .any(|(_, p)| p.last().is_some_and(claims))
 }
 
 /// A follow-up that leaves the verb out ("me too, in the green one", "and the

@@ -757,3 +757,40 @@ fn a_count_said_with_please_is_an_order() {
         ],
     );
 }
+
+#[test]
+fn a_bare_thing_beside_a_clause_naming_another_is_no_request() {
+    let act = |earlier: &[(&str, &str, &str)], text: &'static str| {
+        in_dialogue("coffee", earlier, ("Felix", "Daniel", text)).act
+    };
+    // Alone, or beside words that name nothing at the table, a bare thing asks for it.
+    assert_eq!(act(&[], "the oat milk, please"), Act::Give);
+    assert_eq!(act(&[], "the oat milk, please, I'm in a hurry"), Act::Give);
+    // Beside a clause that names another thing and was not read (a misheard
+    // claim), it is neither a request nor a follow-up of the last one.
+    assert_eq!(
+        act(&[], "there's plenty the milk, look, and oat milk too"),
+        Act::Unknown
+    );
+    let asked = [("Daniel", "Felix", "could you pour me some coffee?")];
+    assert_eq!(
+        act(&asked, "there's plenty the milk, look, and oat milk too"),
+        Act::Unknown
+    );
+    // "while you're at it" names nothing, however near "while" is to "white".
+    assert_eq!(
+        act(&asked, "and the milk too, while you're at it"),
+        Act::Give
+    );
+    // A clause opened by a preposition only adds to the request beside it.
+    assert_eq!(act(&[], "the oat milk please, in the small cup"), Act::Pour);
+    assert_eq!(
+        act(&[], "a coffee again, in the same cup as last time"),
+        Act::Give
+    );
+    // A statement stays one, with or without such a clause.
+    assert_eq!(
+        act(&[], "there is oat milk, in the small cup"),
+        Act::StateInventory
+    );
+}
