@@ -47,6 +47,7 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
     let settings = Settings::load(None).unwrap().audio;
     let scene = attentive::paths::resolve("softdrinks", "scenes", "toml");
     let (mut listening, mut turns) = (Vec::new(), Vec::new());
+    let mut recognition = Vec::new();
     for text in sentences {
         let speech = espeak(text);
         let (_, end) = speech_bounds(&speech);
@@ -88,8 +89,16 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
                     // ones are hesitations inside the sentence).
                     Heard::Pause { .. } if turn.is_none() => cue = Some(at),
                     Heard::Pause { .. } => {}
-                    Heard::Turn(_) => {
+                    Heard::Turn(t) => {
                         turn.get_or_insert(at);
+                        recognition.push(t.recognition_ms);
+                        println!(
+                            "  {:.0} ms after start: {:?} (recognised in {:.0} ms, early end: {})",
+                            at * 1000.0,
+                            t.text,
+                            t.recognition_ms,
+                            t.early
+                        );
                     }
                 }
             })
@@ -98,6 +107,7 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
             listening.push((at - speech_end_s) * 1000.0);
         }
         if let Some(at) = turn {
+            println!("  speech ended {:.0} ms after start", speech_end_s * 1000.0);
             turns.push((at - speech_end_s) * 1000.0);
         }
     }
@@ -114,6 +124,12 @@ fn measure_end_of_speech_to_listening_and_to_turn() {
         turns.len(),
         pct(&turns, 0.5),
         turns.last().unwrap()
+    );
+    recognition.sort_by(f64::total_cmp);
+    println!(
+        "recognition (both hearings): median {:.0} ms, max {:.0} ms",
+        pct(&recognition, 0.5),
+        recognition.last().unwrap()
     );
 }
 

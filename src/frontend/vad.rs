@@ -309,10 +309,11 @@ impl<D: VoiceDetector> Segmenter<D> {
                 let end = Self::frames(self.settings.end_silence_ms);
                 let early = Self::frames(self.settings.early_end_ms);
                 let early_on = self.early_end && early > 0 && early < end;
-                // Recognised once the tail kept after speech is in, so that the
-                // words offered are the audio the closed utterance would have.
+                // The words offered may have a shorter tail than the closed
+                // utterance keeps: the detector's frames stay voiced ~100 ms
+                // past the last sound, so word endings are in either way.
                 let recognise = Self::frames(self.settings.recognise_after_ms)
-                    .max(TAIL_FRAMES as u64)
+                    .max(1)
                     .min(early);
                 if early_on && silence >= recognise && enough && !c.early_reported {
                     c.early_reported = true;

@@ -104,7 +104,9 @@ impl Understanding {
     /// Whether a turn's words are complete as they stand, so that the turn
     /// may end at a short pause: a known act the stage is sure of, not ending
     /// on a comma, an ellipsis, a word that joins the next (a conjunction) or
-    /// a person's name ("Hey Daniel" is mostly followed by what Daniel should do).
+    /// a person's name ("Hey Daniel" is mostly followed by what Daniel should do),
+    /// and no claim about the table, whose list may go on ("there's coffee ...
+    /// milk and oat milk") and which needs no quick answer.
     pub fn reads_complete(&self, world: &World, turn: &Utterance<'_>) -> bool {
         let text = turn.text.trim_end();
         if text.ends_with(',') || text.ends_with("...") || text.ends_with('…') {
@@ -136,7 +138,7 @@ impl Understanding {
             _ => turn.speaker,
         };
         let reading = self.read(world, &Utterance { speaker, ..*turn });
-        reading.doubt.is_none() && reading.act != Act::Unknown
+        reading.doubt.is_none() && reading.act != Act::Unknown && !reading.act.is_statement()
     }
 
     fn read_with(

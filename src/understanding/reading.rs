@@ -100,6 +100,15 @@ impl Act {
         }
     }
 
+    /// Whether the act is a claim about the table ("there is coffee, milk ..."):
+    /// what it lists may go on after a pause.
+    pub fn is_statement(self) -> bool {
+        matches!(
+            self,
+            Act::StateInventory | Act::StateAbsent | Act::StateContents | Act::StateCount
+        )
+    }
+
     /// Whether the act asks for a physical action.
     pub fn is_request(self) -> bool {
         matches!(

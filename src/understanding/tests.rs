@@ -661,6 +661,9 @@ fn words_are_complete_when_a_sure_act_is_read_and_nothing_joins_on() {
     // Talk no template reads never ends early.
     assert!(!complete("Felix", "Daniel", "I was thinking that maybe"));
     assert!(!complete("Felix", "Daniel", "did you book the hotel yet?"));
+    // A claim about the table may go on with more of its list.
+    assert!(!complete("Felix", "Daniel", "Oh wait, there's cola."));
+    assert!(!complete("Felix", "Daniel", "We only have fanta."));
 }
 
 #[test]
