@@ -36,6 +36,10 @@ impl Words {
     }
 }
 
+/// Marks between the clauses of a sentence (a dash as people type it, "the
+/// rinse pot by your elbow — could you fill that one").
+const CLAUSE_BREAKS: [char; 4] = [',', ':', '—', '–'];
+
 /// The comma token inside normalising.
 const COMMA: &str = ",";
 
@@ -52,7 +56,7 @@ pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Ve
         if whole.is_empty() {
             continue;
         }
-        let clauses: Vec<&str> = s.split([',', ':']).collect();
+        let clauses: Vec<&str> = s.split(CLAUSE_BREAKS).collect();
         let start = parts.len();
         parts.push(whole);
         if clauses.len() > 1 {
@@ -74,7 +78,7 @@ pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Ve
 
 fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Words> {
     let mut words: Vec<String> = Vec::new();
-    for chunk in text.split([',', ':', '(', ')', '"']) {
+    for chunk in text.split(|c| CLAUSE_BREAKS.contains(&c) || ['(', ')', '"'].contains(&c)) {
         if !words.is_empty() && words.last().map(String::as_str) != Some(COMMA) {
             words.push(COMMA.to_string());
         }
@@ -280,6 +284,22 @@ mod tests {
         );
         // Only the whole phrase: its words alone stay.
         assert_eq!(one("i cannot pass it", "x").join(" "), "i cannot pass it");
+    }
+
+    #[test]
+    fn a_dash_parts_clauses_as_a_comma_does() {
+        let voc = vec![plain_words("x")];
+        let clauses = |text: &str| -> Vec<String> {
+            sentences(&rules(), text, &voc)
+                .iter()
+                .filter_map(|v| v.last().map(Words::text))
+                .collect()
+        };
+        let dashed = clauses("the pot by you — could you fill that one");
+        assert_eq!(dashed, clauses("the pot by you, could you fill that one"));
+        assert_eq!(dashed.len(), 3, "{dashed:?}");
+        // A hyphen inside a word is no break.
+        assert_eq!(clauses("a coca-cola please").len(), 1);
     }
 
     #[test]
