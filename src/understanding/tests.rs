@@ -797,3 +797,22 @@ fn a_bare_thing_beside_a_clause_naming_another_is_no_request() {
         Act::StateInventory
     );
 }
+
+#[test]
+fn what_is_filled_is_the_container_in_a_loose_match_too() {
+    // Words around the request that no exact template has ("uh", "something")
+    // leave a loose match: "fill" still takes the container, never the drink.
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: uh could you maybe fill the red glass with something for me",
+                "pour target=red_glass recipient=Felix",
+            ),
+            (
+                "Felix>Daniel: so could you like top up the blue glass from the cola bottle then",
+                "pour source=cola_bottle target=blue_glass recipient=Felix",
+            ),
+        ],
+    );
+}
