@@ -80,6 +80,9 @@ pub struct AsrSettings {
     /// Segments whose no-speech probability is above this are rejected.
     pub no_speech_threshold: f32,
     /// Utterances whose mean token probability is below this are rejected.
+    /// 0.25 measured better than 0.35 in every spoken condition: requests said
+    /// in noise come at 0.30-0.35, and the understanding stage, not this
+    /// threshold, keeps noise words from becoming actions.
     pub min_confidence: f32,
     /// Give the participants' names as the initial prompt.
     pub prompt_names: bool,
@@ -143,7 +146,7 @@ impl Default for AsrSettings {
             language: "en".into(),
             threads: 0,
             no_speech_threshold: 0.6,
-            min_confidence: 0.35,
+            min_confidence: 0.25,
             prompt_names: true,
             prompt_vocabulary: false,
             second_hearing: true,
