@@ -153,16 +153,8 @@ impl<'w> Lexicon<'w> {
     }
 
     fn known_uncached(&self, word: &str) -> Option<String> {
-        if self.vocabulary.contains(word) {
-            return Some(word.to_string());
-        }
-        for stem in [word.strip_suffix("es"), word.strip_suffix('s')]
-            .into_iter()
-            .flatten()
-        {
-            if self.vocabulary.contains(stem) {
-                return Some(stem.to_string());
-            }
+        if let Some(spelt) = self.as_written(word) {
+            return Some(spelt.to_string());
         }
         let length = word.chars().count();
         if length < 4 {
@@ -203,11 +195,15 @@ impl<'w> Lexicon<'w> {
     /// Whether a word is one of the table's words for its things, as written
     /// or in the plural (no near misspellings: "while" is no "white").
     pub fn is_thing_word(&self, word: &str) -> bool {
-        self.vocabulary.contains(word)
-            || [word.strip_suffix("es"), word.strip_suffix('s')]
-                .into_iter()
-                .flatten()
-                .any(|stem| self.vocabulary.contains(stem))
+        self.as_written(word).is_some()
+    }
+
+    /// The table's word `word` is, as written or in the plural.
+    fn as_written<'a>(&self, word: &'a str) -> Option<&'a str> {
+        [Some(word), word.strip_suffix("es"), word.strip_suffix('s')]
+            .into_iter()
+            .flatten()
+            .find(|w| self.vocabulary.contains(*w))
     }
 
     /// Whether a word names a thing on the table (as the recogniser may have misheard it).

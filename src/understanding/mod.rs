@@ -182,7 +182,7 @@ impl Understanding {
                 !whole && beside_a_claim(&grammar.normalize, lexicon, &parts, index);
             for words in variants {
                 if let Some((score, reading)) =
-                    self.best_match(lexicon, &context, words, (&heard, beside_the_table))
+                    self.best_match(lexicon, &context, words, &heard, beside_the_table)
                 {
                     if part_best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                         part_best = Some((score, reading));
@@ -282,7 +282,8 @@ impl Understanding {
         lexicon: &Lexicon<'_>,
         context: &Context,
         words: &normalize::Words,
-        (heard, beside_the_table): (&str, bool),
+        heard: &str,
+        beside_the_table: bool,
     ) -> Option<(Score, Reading)> {
         let grammar = &*self.grammar;
         let mut filler = Filler::new(lexicon, grammar, context, &words.words, &words.breaks);
