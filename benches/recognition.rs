@@ -49,7 +49,7 @@ fn recognition(c: &mut Criterion) {
         ),
         ("no prompt", front_end.clone(), false, false),
         (
-            "no token times",
+            "without the quieter-talker rule",
             AsrSettings {
                 quieter_talker_db: 0.0,
                 ..front_end.clone()

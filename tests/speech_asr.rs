@@ -80,6 +80,47 @@ fn participant_names_in_the_prompt_are_heard_as_names() {
     );
 }
 
+/// One person saying two sentences: both are theirs, both are kept (the
+/// quieter-talker rule once left out every sentence after the first).
+#[test]
+fn every_sentence_of_one_speaker_is_kept() {
+    let mut r = recognizer();
+    for said in [
+        "Sorry, hang on. I have to answer this message.",
+        "There is only one glass. We will have to share it.",
+    ] {
+        let t = r.transcribe(&espeak(said), &names()).expect("transcribe");
+        let last = said.rsplit(' ').next().unwrap_or_default();
+        let last = last.trim_end_matches('.');
+        assert!(
+            t.text.to_lowercase().contains(last),
+            "{said:?} heard as {:?}",
+            t.text
+        );
+    }
+}
+
+/// A second person, 14 dB quieter, talking after the speaker: left out.
+#[test]
+fn a_quieter_talker_after_the_speaker_is_left_out() {
+    let mut r = recognizer();
+    let mut audio = espeak("Could you pass me the red glass?");
+    audio.extend(vec![0.0; 4_000]);
+    audio.extend(
+        espeak("I would rather have the orange juice.")
+            .iter()
+            .map(|x| x * 0.2),
+    );
+    let t = r.transcribe(&audio, &names()).expect("transcribe");
+    assert!(t.text.to_lowercase().contains("glass"), "{:?}", t.text);
+    assert!(!t.text.to_lowercase().contains("juice"), "{:?}", t.text);
+    // Heard alone, the quieter sentence is words, so the rule (not whisper) left it out.
+    let alone = espeak("I would rather have the orange juice.");
+    let alone: Vec<f32> = alone.iter().map(|x| x * 0.2).collect();
+    let t = r.transcribe(&alone, &names()).expect("transcribe");
+    assert!(t.text.to_lowercase().contains("juice"), "{:?}", t.text);
+}
+
 #[test]
 fn silence_and_noise_do_not_become_text() {
     let mut r = recognizer();

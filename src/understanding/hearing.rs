@@ -865,6 +865,17 @@ mod tests {
     }
 
     #[test]
+    fn a_thing_misheard_is_put_right_beside_a_remark_the_stage_cannot_read() {
+        for heard in [
+            "And take the coffee pie away from me.",
+            "And take the coffee pie away from me. It's really hot.",
+        ] {
+            let c = correct("coffee", "Felix", "the_robot", heard);
+            assert!(c.text.contains("coffee pot"), "{heard:?} -> {c:?}");
+        }
+    }
+
+    #[test]
     fn a_second_hearing_that_names_the_thing_is_taken() {
         let c = correct_among(
             "coffee",
