@@ -54,6 +54,15 @@ fn heard(sure: bool, settings: AudioSettings, second_confidence: f32) -> (Vec<Tu
     mono.extend(espeak_at("Put the milk in front of me, please.", RATE));
     mono.extend(vec![0.0; RATE as usize]);
     let mut source = WavSource::from_samples(mono, RATE, 1);
+    // One utterance: espeak-ng's comma pause, counted from the last sound
+    // (`quiet_below_db`), would end the words "sure" at the early end.
+    let settings = AudioSettings {
+        vad: attentive::frontend::VadSettings {
+            quiet_below_db: 0.0,
+            ..settings.vad
+        },
+        ..settings
+    };
     let mut frontend = FrontEnd::new(settings, table(), transcriber);
     let mut judge = move |_: &Turn| sure;
     let mut options = Listening {

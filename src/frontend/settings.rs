@@ -63,6 +63,13 @@ pub struct VadSettings {
     pub recognise_after_ms: u32,
     /// Longest utterance in seconds; longer speech is cut (whisper's window is 30 s).
     pub max_utterance_s: f32,
+    /// Inside an utterance, a frame this many dB below its loudest frame is
+    /// no sound even where the detector still calls it voiced (its frames stay
+    /// voiced ~100 ms past the last sound), so that the listening cue, early
+    /// recognition and the early end count from the last sound in a quiet
+    /// room; the end of the turn still waits for the detector's silence, and
+    /// in noise no frame falls that low. 0: off.
+    pub quiet_below_db: f32,
 }
 
 /// Whisper recognition.
@@ -135,6 +142,7 @@ impl Default for VadSettings {
             early_end_ms: 200,
             recognise_after_ms: 100,
             max_utterance_s: 28.0,
+            quiet_below_db: 30.0,
         }
     }
 }

@@ -152,6 +152,11 @@ struct Current {
     last_voiced_frame: u64,
     voiced_frames: u64,
     samples: Vec<f32>,
+    /// RMS of the loudest voiced frame so far.
+    loudest: f32,
+    /// The detector's last voiced frame; `last_voiced_frame` is the last one
+    /// near the utterance's level (the same unless `quiet_below_db` is set).
+    last_detected_frame: u64,
     pause_reported: bool,
     early_reported: bool,
     /// The words so far were taken as a turn: the utterance closes once the
@@ -276,6 +281,8 @@ impl<D: VoiceDetector> Segmenter<D> {
                         start_frame: i,
                         last_voiced_frame: i,
                         voiced_frames: 1,
+                        last_detected_frame: i,
+                        loudest: rms(&frame),
                         samples,
                         pause_reported: false,
                         early_reported: false,
@@ -292,8 +299,18 @@ impl<D: VoiceDetector> Segmenter<D> {
             Some(c) => {
                 c.samples.extend_from_slice(&frame);
                 if voiced {
-                    c.last_voiced_frame = i;
+                    c.last_detected_frame = i;
                     c.voiced_frames += 1;
+                }
+                // The detector's hangover is no sound: pauses and the early end
+                // count from the last frame near the utterance's level.
+                let level = rms(&frame);
+                let quiet_below = self.settings.quiet_below_db;
+                let sounding = voiced
+                    && (quiet_below <= 0.0 || level >= c.loudest * 10f32.powf(-quiet_below / 20.0));
+                if sounding {
+                    c.loudest = c.loudest.max(level);
+                    c.last_voiced_frame = i;
                     c.pause_reported = false;
                     c.early_reported = false;
                     c.ends_early = false;
@@ -321,7 +338,11 @@ impl<D: VoiceDetector> Segmenter<D> {
                 }
                 let ends_early = early_on && c.ends_early && silence >= early;
                 let length_s = (i + 1 - c.audio_start_frame) as f64 * FRAME_S;
-                if ends_early || silence >= end || length_s >= self.settings.max_utterance_s as f64
+                // The end of the turn waits for the detector's own silence.
+                let detected_silence = i - c.last_detected_frame;
+                if ends_early
+                    || detected_silence >= end
+                    || length_s >= self.settings.max_utterance_s as f64
                 {
                     let c = self.current.take()?;
                     return self.close(c);
@@ -340,7 +361,8 @@ impl<D: VoiceDetector> Segmenter<D> {
 
     /// The utterance's speech with its pre-roll and a short tail.
     fn utterance_of(c: &Current) -> Utterance {
-        let keep = ((c.last_voiced_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame) as usize
+        let keep = ((c.last_detected_frame + 1 + TAIL_FRAMES as u64 - c.audio_start_frame)
+            as usize
             * FRAME)
             .min(c.samples.len());
         Utterance {
@@ -350,6 +372,14 @@ impl<D: VoiceDetector> Segmenter<D> {
             samples: c.samples[..keep].to_vec(),
         }
     }
+}
+
+/// Root mean square of one frame.
+fn rms(frame: &[f32]) -> f32 {
+    if frame.is_empty() {
+        return 0.0;
+    }
+    (frame.iter().map(|x| x * x).sum::<f32>() / frame.len() as f32).sqrt()
 }
 
 #[cfg(test)]
@@ -406,6 +436,34 @@ mod tests {
             "pre-roll of 10 frames"
         );
         assert_eq!(u.samples.len(), (80 + TAIL_FRAMES) * FRAME);
+    }
+
+    #[test]
+    fn frames_far_below_the_loudest_are_silence_when_asked() {
+        // 40 loud frames, then 15 at `tail` that the detector still calls
+        // voiced (its hangover after the last sound), then silence.
+        let end_s = |tail: f32, quiet_below_db: f32| {
+            let mut x = stream(&[(true, 40)]);
+            x.extend(std::iter::repeat_n(tail, 15 * FRAME));
+            x.extend(stream(&[(false, 60)]));
+            let s = VadSettings {
+                end_silence_ms: 320,
+                min_speech_ms: 160,
+                quiet_below_db,
+                ..Default::default()
+            };
+            let mut seg = Segmenter::with_detector(Scripted, s);
+            let mut us = seg.push(&x);
+            us.extend(seg.finish());
+            let ends: Vec<f64> = us.iter().map(|u| u.end_s).collect();
+            assert_eq!(ends.len(), 1, "{ends:?}");
+            ends[0]
+        };
+        // -40 dB: silence at a 30 dB setting, speech without one.
+        assert!((end_s(0.005, 0.0) - 55.0 * FRAME_S).abs() < 1e-9);
+        assert!((end_s(0.005, 30.0) - 40.0 * FRAME_S).abs() < 1e-9);
+        // -20 dB is still speech at a 30 dB setting.
+        assert!((end_s(0.05, 30.0) - 55.0 * FRAME_S).abs() < 1e-9);
     }
 
     #[test]
