@@ -9,7 +9,7 @@ use whisper_rs::{
 
 use super::cores::FreeCores;
 use super::settings::AsrSettings;
-use super::vad::VAD_RATE;
+use super::vad::{rms, VAD_RATE};
 use super::FrontendError;
 
 /// Encoder positions per second of audio (whisper: 1500 for 30 s).
@@ -296,13 +296,17 @@ impl Recognizer {
     /// `quieter_talker_db` below it is another person talking under the speaker.
     fn without_quieter_talkers(&self, sentences: &[Sentence], audio: &[f32]) -> String {
         let spoken: Vec<&Sentence> = sentences.iter().filter(|s| !s.bytes.is_empty()).collect();
+        let words = |s: &Sentence| String::from_utf8_lossy(&s.bytes).into_owned();
+        if self.settings.quieter_talker_db <= 0.0 || spoken.len() < 2 {
+            return spoken.iter().map(|s| words(s)).collect();
+        }
         let levels = sentence_levels(&spoken, audio);
         let loudest = levels.iter().fold(0.0f32, |m, l| m.max(*l));
         let floor = loudest * 10f32.powf(-self.settings.quieter_talker_db / 20.0);
         let mut text = String::new();
         for (sentence, level) in spoken.iter().zip(&levels) {
-            let words = String::from_utf8_lossy(&sentence.bytes);
-            if self.settings.quieter_talker_db > 0.0 && spoken.len() > 1 && *level < floor {
+            let words = words(sentence);
+            if *level < floor {
                 tracing::info!(sentence = %words.trim(), "left out: quieter than the speaker, another person talking");
                 continue;
             }
@@ -391,13 +395,6 @@ fn loud_level(frames: &[f32]) -> f32 {
     let mut sorted = frames.to_vec();
     sorted.sort_by(f32::total_cmp);
     sorted.get(sorted.len() * 9 / 10).copied().unwrap_or(0.0)
-}
-
-fn rms(samples: &[f32]) -> f32 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    (samples.iter().map(|x| x * x).sum::<f32>() / samples.len() as f32).sqrt()
 }
 
 /// Removes repeated sentences (and a repeated fragment at the end): with the encoder

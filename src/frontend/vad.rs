@@ -374,8 +374,8 @@ impl<D: VoiceDetector> Segmenter<D> {
     }
 }
 
-/// Root mean square of one frame.
-fn rms(frame: &[f32]) -> f32 {
+/// Root mean square of a stretch of samples; 0 for none.
+pub(super) fn rms(frame: &[f32]) -> f32 {
     if frame.is_empty() {
         return 0.0;
     }
