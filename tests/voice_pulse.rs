@@ -68,13 +68,35 @@ fn start_pulse(dir: &Path) -> (Killed, String) {
 }
 
 /// A recorder that is asked to finish (SIGTERM), so that it writes out what it buffered.
-struct Recorder(Child);
+struct Recorder {
+    child: Child,
+    path: PathBuf,
+    started: Instant,
+}
+impl Recorder {
+    /// Waits until the file holds the audio up to now: on a loaded machine
+    /// `parec` delivers late, and stopping it at once lost the sentence's end.
+    fn catch_up(&self) {
+        let wanted = |elapsed: Duration| {
+            let seconds = elapsed.as_secs_f64() - 0.1;
+            (seconds.max(0.0) * f64::from(RATE)) as u64 * 2
+        };
+        let covered = || {
+            let len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+            len >= wanted(self.started.elapsed())
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !covered() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
 impl Drop for Recorder {
     fn drop(&mut self) {
         let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
+            .args(["-TERM", &self.child.id().to_string()])
             .status();
-        let _ = self.0.wait();
+        let _ = self.child.wait();
     }
 }
 
@@ -84,6 +106,7 @@ fn record(server: &str, path: &Path) -> Recorder {
     let child = Command::new("parec")
         .env("PULSE_SERVER", server)
         .args(["--device=speaker.monitor", "--format=s16le", "--channels=1"])
+        .arg("--latency-msec=50")
         .arg(format!("--rate={RATE}"))
         .stdout(out)
         .spawn()
@@ -97,7 +120,14 @@ fn record(server: &str, path: &Path) -> Recorder {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(200));
-    Recorder(child)
+    // When the recording's first sample was taken, judged by what it holds now.
+    let held = std::fs::metadata(path).map_or(0, |m| m.len()) / 2;
+    let started = Instant::now() - Duration::from_secs_f64(held as f64 / f64::from(RATE));
+    Recorder {
+        child,
+        path: path.to_path_buf(),
+        started,
+    }
 }
 
 fn read_raw(path: &Path) -> Vec<f32> {
@@ -130,6 +160,7 @@ fn what_attentive_say_plays_is_recognised_back() {
         .output()
         .expect("attentive say");
     std::thread::sleep(Duration::from_millis(300));
+    recorder.catch_up();
     drop(recorder);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "attentive say failed: {stderr}");
