@@ -185,10 +185,12 @@ impl Understanding {
                 .total_cmp(&a.similarity)
                 .then(a.len.cmp(&b.len))
         });
-        // A remark becomes a request only when something of the table was heard as said.
+        // A remark becomes a request only when something of the table was heard as
+        // said, or a request's own words were: a verb before "me" ("pass me the fandom").
         let anchored = tokens
             .iter()
-            .any(|t| vocabulary.iter().any(|v| v.word == t.word));
+            .any(|t| vocabulary.iter().any(|v| v.word == t.word))
+            || asked_for_someone(&tokens, &words);
         let read_with = |trial: &[Candidate]| read(&apply(turn.text, &tokens, trial));
         let judge = Judge {
             heard: &heard,
@@ -221,6 +223,14 @@ impl Understanding {
         };
         (corrected, best)
     }
+}
+
+/// Whether a request's verb was heard right before a pronoun for the speaker or
+/// everyone ("pass me", "pour us"): the turn asks for something, whatever it names.
+fn asked_for_someone(tokens: &[Token], words: &Words) -> bool {
+    tokens
+        .windows(2)
+        .any(|w| words.verbs.contains(&w[0].word) && words.recipients.contains(&w[1].word))
 }
 
 /// How alike a table word of a second hearing must sound to words of the
@@ -1087,6 +1097,27 @@ mod tests {
         let words: Vec<&str> = t.iter().map(|t| t.word.as_str()).collect();
         assert_eq!(words, ["then", "you'll", "pass", "the", "mud"]);
         assert_eq!(&"Then you'll, pass the 'mud'!"[t[4].start..t[4].end], "mud");
+    }
+
+    #[test]
+    fn a_thing_asked_for_is_put_right_where_more_words_follow_it() {
+        // No word of the table was heard, but "pass me" asks for something:
+        // the request is the person's, not the correction's.
+        let c = correct(
+            "softdrinks",
+            "Daniel",
+            "Felix",
+            "Okay, but pass me the fandom for later, would you?",
+        );
+        assert_eq!(c.text, "Okay, but pass me the fanta for later, would you?");
+        // Without a verb for someone, a remark stays as heard.
+        let c = correct(
+            "softdrinks",
+            "Daniel",
+            "Felix",
+            "the fandom for later, would you?",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]
