@@ -533,6 +533,8 @@ fn tokens(text: &str) -> Vec<Token> {
 struct Words {
     verbs: BTreeSet<String>,
     openers: BTreeSet<String>,
+    /// Discourse words a turn may open with ("and", "oh", "so").
+    discourse: BTreeSet<String>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
     known: BTreeSet<String>,
@@ -565,9 +567,20 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         .filter(|(_, whom)| *whom == "speaker" || *whom == "all")
         .map(|(word, _)| word.clone())
         .collect();
+    let discourse = grammar
+        .normalize
+        .leading
+        .0
+        .iter()
+        .filter_map(|phrase| match phrase.as_slice() {
+            [word] => Some(word.clone()),
+            _ => None,
+        })
+        .collect();
     Words {
         verbs,
         openers,
+        discourse,
         recipients,
         known,
     }
@@ -765,9 +778,11 @@ fn may_be_a_misheard_verb(
         return first || before_me;
     }
     // A known word first in the utterance: its first sound is the one most
-    // often lost ("ask me" for "pass me", "but the" for "put the"); a
-    // question's first word is its own ("is the oat milk vegan?").
-    let first = first && !question;
+    // often lost ("ask me" for "pass me", "but the" for "put the", "and meet
+    // the cup" for "and hand me"). After an opener such as "you can" it was
+    // heard as said ("you can have the big one" is no "shove"). A question's
+    // first word is its own ("is the oat milk vegan?").
+    let first = at_onset(tokens, at, vocabulary, words) && !question;
     (first || before_me) && !words.verbs.contains(word) && !words.recipients.contains(word)
 }
 
@@ -776,6 +791,17 @@ fn may_be_a_misheard_verb(
 fn opens_at(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
     tokens[..at].iter().all(|t| {
         words.openers.contains(&t.word)
+            || vocabulary
+                .iter()
+                .any(|v| v.word == t.word && v.role == WordRole::Name)
+    })
+}
+
+/// Whether token `at` comes first in the utterance, after discourse words
+/// ("and", "oh") and names only.
+fn at_onset(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
+    tokens[..at].iter().all(|t| {
+        words.discourse.contains(&t.word)
             || vocabulary
                 .iter()
                 .any(|v| v.word == t.word && v.role == WordRole::Name)
@@ -1064,6 +1090,15 @@ mod tests {
             "Felix",
             "Daniel",
             "Ask me later, I'm reading.",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
+        // Only the utterance's first sound is at risk: a known word after an
+        // opener was heard as said.
+        let c = correct(
+            "coffee",
+            "Daniel",
+            "Felix",
+            "You can have the big one. It's right there.",
         );
         assert!(c.corrections.is_empty(), "{c:?}");
         // A question's first word is its own ("is" is not a misheard "pass").
