@@ -113,6 +113,10 @@ pub struct Normalize {
     /// coffee, in the same cup"): the thing it names is no claim of its own.
     #[serde(default)]
     pub modifying: Vec<String>,
+    /// How a recogniser writes a verb run together with the word after it: the
+    /// ending it writes and the word it stands for ("handed over" for "hand it over").
+    #[serde(default)]
+    pub fused: BTreeMap<String, String>,
 }
 
 /// Phrases of the file, split into words once when it is loaded.

@@ -30,6 +30,12 @@ const UNKNOWN_FIRST_WORD_RANK: f32 = 0.5;
 /// How alike a replacement must sound to a thing of the table to count as
 /// having heard it ("fan to" → fanta), so that a remark may become a request.
 const HEARD_THING_SIMILARITY: f32 = 0.85;
+/// How a verb run together with the word after it ranks among replacements:
+/// every sound of it was heard, so before a first sound lost ("and" for "hand").
+const UNFUSED_RANK: f32 = 1.05;
+/// The same verb without its ending, where a request's verb goes ("passed the
+/// beer" for "pass the beer").
+const STEM_RANK: f32 = 1.0;
 /// Most words one replacement takes ("coal a zero" → cola zero).
 const MAX_SPAN: usize = 3;
 /// Most replacements tried per turn (each costs one reading, well under 1 ms).
@@ -186,11 +192,13 @@ impl Understanding {
                 .then(a.len.cmp(&b.len))
         });
         // A remark becomes a request only when something of the table was heard as
-        // said, or a request's own words were: a verb before "me" ("pass me the fandom").
+        // said, or a request's own words were: a verb before "me" ("pass me the
+        // fandom"), or a verb run together with the word after it ("handed over").
         let anchored = tokens
             .iter()
             .any(|t| vocabulary.iter().any(|v| v.word == t.word))
-            || asked_for_someone(&tokens, &words);
+            || asked_for_someone(&tokens, &words)
+            || tokens.iter().any(|t| unfused(&t.word, &words).is_some());
         let read_with = |trial: &[Candidate]| read(&apply(turn.text, &tokens, trial));
         let judge = Judge {
             heard: &heard,
@@ -223,6 +231,15 @@ impl Understanding {
         };
         (corrected, best)
     }
+}
+
+/// The verb and the word after it that `heard` may be, run together ("handed"
+/// for "hand it"): a verb of the sentences with the language's fused ending.
+fn unfused(heard: &str, words: &Words) -> Option<String> {
+    words.fused.iter().find_map(|(ending, word)| {
+        let stem = heard.strip_suffix(ending.as_str())?;
+        words.verbs.contains(stem).then(|| format!("{stem} {word}"))
+    })
 }
 
 /// Whether a request's verb was heard right before a pronoun for the speaker or
@@ -535,6 +552,8 @@ struct Words {
     openers: BTreeSet<String>,
     /// Discourse words a turn may open with ("and", "oh", "so").
     discourse: BTreeSet<String>,
+    /// Endings a recogniser writes for a verb and the word after it, and that word.
+    fused: Vec<(String, String)>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
     known: BTreeSet<String>,
@@ -577,10 +596,17 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
             _ => None,
         })
         .collect();
+    let fused = grammar
+        .normalize
+        .fused
+        .iter()
+        .map(|(ending, word)| (ending.clone(), word.clone()))
+        .collect();
     Words {
         verbs,
         openers,
         discourse,
+        fused,
         recipients,
         known,
     }
@@ -720,7 +746,43 @@ fn candidates(
                 known: false,
             });
         }
-        if doubt.no_act && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question) {
+        // "handed over" for "hand it over", never "handed it"; taken only
+        // where a template without gaps then reads the turn.
+        let followed_by = |word: &str| tokens.get(at + 1).is_some_and(|t| word.ends_with(&t.word));
+        if let Some(target) = unfused(first, words).filter(|t| doubt.unread && !followed_by(t)) {
+            out.push(Candidate {
+                at,
+                len: 1,
+                target,
+                similarity: UNFUSED_RANK,
+                thing: false,
+                verb: true,
+                known: true,
+            });
+        }
+        // A verb with an ending ("handed") is that verb, run together with a
+        // word, or heard with the sound after it ("passed the" for "pass the")
+        // where a request's verb goes; never another verb misheard.
+        let inflected = unfused(first, words).is_some();
+        if inflected && doubt.unread && !doubt.question && at_onset(tokens, at, vocabulary, words) {
+            let stem = words
+                .fused
+                .iter()
+                .find_map(|(e, _)| first.strip_suffix(e.as_str()));
+            out.extend(stem.map(|verb| Candidate {
+                at,
+                len: 1,
+                target: verb.to_string(),
+                similarity: STEM_RANK,
+                thing: false,
+                verb: true,
+                known: true,
+            }));
+        }
+        if doubt.no_act
+            && !inflected
+            && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
+        {
             out.extend(
                 verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
@@ -1153,6 +1215,43 @@ mod tests {
             "the fandom for later, would you?",
         );
         assert!(c.corrections.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn a_verb_run_together_with_it_is_read_apart() {
+        let (stage, world) = english_on("softdrinks");
+        let earlier = [Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "pour some cola into the red glass",
+        }];
+        let correct = |text: &str| {
+            let turn = Utterance {
+                speaker: "Felix",
+                listener: "the_robot",
+                text,
+            };
+            stage.correct_hearing(&world, &earlier, &turn)
+        };
+        for (heard, meant) in [
+            ("and handed over.", "and hand it over."),
+            ("Then handed over to me.", "Then hand it over to me."),
+            (
+                "and handed to me when it's full.",
+                "and hand it to me when it's full.",
+            ),
+            (
+                "Felix, passed the cola, please.",
+                "Felix, pass the cola, please.",
+            ),
+        ] {
+            assert_eq!(correct(heard).text, meant);
+        }
+        // A remark with the verb in another tense keeps its words.
+        for remark in ["I handed it to Daniel.", "I handed the cola to Daniel."] {
+            let c = correct(remark);
+            assert!(c.corrections.is_empty(), "{c:?}");
+        }
     }
 
     #[test]
