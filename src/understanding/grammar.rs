@@ -113,8 +113,9 @@ pub struct Normalize {
     /// coffee, in the same cup"): the thing it names is no claim of its own.
     #[serde(default)]
     pub modifying: Vec<String>,
-    /// How a recogniser writes a verb run together with the word after it: the
-    /// ending it writes and the word it stands for ("handed over" for "hand it over").
+    /// How a recogniser writes a verb run together with what follows it: the
+    /// ending it writes and the word it may stand for ("handed over" for "hand
+    /// it over"; at a request's verb place also the bare verb, "passed the beer").
     #[serde(default)]
     pub fused: BTreeMap<String, String>,
 }

@@ -233,13 +233,19 @@ impl Understanding {
     }
 }
 
-/// The verb and the word after it that `heard` may be, run together ("handed"
-/// for "hand it"): a verb of the sentences with the language's fused ending.
-fn unfused(heard: &str, words: &Words) -> Option<String> {
+/// A verb of the sentences that `heard` is with one of the language's fused
+/// endings ("hand" of "handed"), and the word that ending may stand for.
+fn verb_stem<'w>(heard: &'w str, words: &'w Words) -> Option<(&'w str, &'w str)> {
     words.fused.iter().find_map(|(ending, word)| {
         let stem = heard.strip_suffix(ending.as_str())?;
-        words.verbs.contains(stem).then(|| format!("{stem} {word}"))
+        words.verbs.contains(stem).then_some((stem, word.as_str()))
     })
+}
+
+/// The verb and the word after it that `heard` may be, run together ("handed"
+/// for "hand it").
+fn unfused(heard: &str, words: &Words) -> Option<String> {
+    verb_stem(heard, words).map(|(stem, word)| format!("{stem} {word}"))
 }
 
 /// Whether a request's verb was heard right before a pronoun for the speaker or
@@ -746,41 +752,13 @@ fn candidates(
                 known: false,
             });
         }
-        // "handed over" for "hand it over", never "handed it"; taken only
-        // where a template without gaps then reads the turn.
-        let followed_by = |word: &str| tokens.get(at + 1).is_some_and(|t| word.ends_with(&t.word));
-        if let Some(target) = unfused(first, words).filter(|t| doubt.unread && !followed_by(t)) {
-            out.push(Candidate {
-                at,
-                len: 1,
-                target,
-                similarity: UNFUSED_RANK,
-                thing: false,
-                verb: true,
-                known: true,
-            });
-        }
-        // A verb with an ending ("handed") is that verb, run together with a
-        // word, or heard with the sound after it ("passed the" for "pass the")
-        // where a request's verb goes; never another verb misheard.
-        let inflected = unfused(first, words).is_some();
-        if inflected && doubt.unread && !doubt.question && at_onset(tokens, at, vocabulary, words) {
-            let stem = words
-                .fused
-                .iter()
-                .find_map(|(e, _)| first.strip_suffix(e.as_str()));
-            out.extend(stem.map(|verb| Candidate {
-                at,
-                len: 1,
-                target: verb.to_string(),
-                similarity: STEM_RANK,
-                thing: false,
-                verb: true,
-                known: true,
-            }));
+        // A verb with an ending ("handed") is that verb, never another one misheard.
+        let with_ending = verb_stem(first, words).is_some();
+        if with_ending && doubt.unread {
+            out.extend(verb_with_ending(tokens, at, vocabulary, words, doubt));
         }
         if doubt.no_act
-            && !inflected
+            && !with_ending
             && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
         {
             out.extend(
@@ -797,6 +775,40 @@ fn candidates(
                     }),
             );
         }
+    }
+    out
+}
+
+/// What a verb heard with an ending at token `at` may have been: the verb run
+/// together with the word after it ("handed over" for "hand it over", never for
+/// "handed it"), and where a request's verb goes the bare verb ("Felix, passed
+/// the beer" for "pass the beer"). Each is taken only where a template without
+/// gaps then reads the turn.
+fn verb_with_ending(
+    tokens: &[Token],
+    at: usize,
+    vocabulary: &[TableWord],
+    words: &Words,
+    doubt: &Doubt,
+) -> Vec<Candidate> {
+    let Some((stem, word)) = verb_stem(&tokens[at].word, words) else {
+        return Vec::new();
+    };
+    let candidate = |target: String, similarity| Candidate {
+        at,
+        len: 1,
+        target,
+        similarity,
+        thing: false,
+        verb: true,
+        known: true,
+    };
+    let mut out = Vec::new();
+    if tokens.get(at + 1).is_none_or(|t| t.word != word) {
+        out.push(candidate(format!("{stem} {word}"), UNFUSED_RANK));
+    }
+    if !doubt.question && at_onset(tokens, at, vocabulary, words) {
+        out.push(candidate(stem.to_string(), STEM_RANK));
     }
     out
 }
