@@ -684,9 +684,13 @@ fn doing_it_oneself_is_no_request() {
         "I'll grab the milk myself, thanks",
         "i can do it on my own",
         "I'm going to fetch it myself in a minute",
+        // Reaching it oneself is no request to reach it over.
+        "I can reach the milk",
+        "i can reach it from here",
     ] {
         assert_eq!(act(text), Act::Refuse, "{text}");
     }
+    assert_eq!(act("can you reach me the milk"), Act::Give);
     // Not managing it oneself is a request.
     assert_eq!(act("I can't reach the milk myself"), Act::Give);
     assert_eq!(act("could you pour me some coffee"), Act::Pour);
