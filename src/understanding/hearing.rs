@@ -4,11 +4,11 @@
 //! reads the turn better — never toward a word the table does not have.
 
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::grammar::Grammar;
+use super::grammar::{Grammar, Phrases};
 use super::reading::{Act, Doubt as ReadingDoubt, Reading};
 use super::{Understanding, Utterance};
 use crate::phonetic::similarity;
@@ -198,7 +198,7 @@ impl Understanding {
             .iter()
             .any(|t| vocabulary.iter().any(|v| v.word == t.word))
             || asked_for_someone(&tokens, &words)
-            || tokens.iter().any(|t| unfused(&t.word, &words).is_some());
+            || tokens.iter().any(|t| verb_stem(&t.word, &words).is_some());
         let read_with = |trial: &[Candidate]| read(&apply(turn.text, &tokens, trial));
         let judge = Judge {
             heard: &heard,
@@ -240,12 +240,6 @@ fn verb_stem<'w>(heard: &'w str, words: &'w Words) -> Option<(&'w str, &'w str)>
         let stem = heard.strip_suffix(ending.as_str())?;
         words.verbs.contains(stem).then_some((stem, word.as_str()))
     })
-}
-
-/// The verb and the word after it that `heard` may be, run together ("handed"
-/// for "hand it").
-fn unfused(heard: &str, words: &Words) -> Option<String> {
-    verb_stem(heard, words).map(|(stem, word)| format!("{stem} {word}"))
 }
 
 /// Whether a request's verb was heard right before a pronoun for the speaker or
@@ -557,9 +551,9 @@ struct Words {
     verbs: BTreeSet<String>,
     openers: BTreeSet<String>,
     /// Discourse words a turn may open with ("and", "oh", "so").
-    discourse: BTreeSet<String>,
+    discourse: Phrases,
     /// Endings a recogniser writes for a verb and the word after it, and that word.
-    fused: Vec<(String, String)>,
+    fused: BTreeMap<String, String>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
     known: BTreeSet<String>,
@@ -592,27 +586,11 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         .filter(|(_, whom)| *whom == "speaker" || *whom == "all")
         .map(|(word, _)| word.clone())
         .collect();
-    let discourse = grammar
-        .normalize
-        .leading
-        .0
-        .iter()
-        .filter_map(|phrase| match phrase.as_slice() {
-            [word] => Some(word.clone()),
-            _ => None,
-        })
-        .collect();
-    let fused = grammar
-        .normalize
-        .fused
-        .iter()
-        .map(|(ending, word)| (ending.clone(), word.clone()))
-        .collect();
     Words {
         verbs,
         openers,
-        discourse,
-        fused,
+        discourse: grammar.normalize.leading.clone(),
+        fused: grammar.normalize.fused.clone(),
         recipients,
         known,
     }
@@ -753,12 +731,12 @@ fn candidates(
             });
         }
         // A verb with an ending ("handed") is that verb, never another one misheard.
-        let with_ending = verb_stem(first, words).is_some();
-        if with_ending && doubt.unread {
-            out.extend(verb_with_ending(tokens, at, vocabulary, words, doubt));
+        let stem = verb_stem(first, words);
+        if let Some(stem) = stem.filter(|_| doubt.unread) {
+            out.extend(verb_with_ending(tokens, at, stem, vocabulary, words, doubt));
         }
         if doubt.no_act
-            && !with_ending
+            && stem.is_none()
             && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
         {
             out.extend(
@@ -787,13 +765,11 @@ fn candidates(
 fn verb_with_ending(
     tokens: &[Token],
     at: usize,
+    (stem, word): (&str, &str),
     vocabulary: &[TableWord],
     words: &Words,
     doubt: &Doubt,
 ) -> Vec<Candidate> {
-    let Some((stem, word)) = verb_stem(&tokens[at].word, words) else {
-        return Vec::new();
-    };
     let candidate = |target: String, similarity| Candidate {
         at,
         len: 1,
@@ -863,19 +839,24 @@ fn may_be_a_misheard_verb(
 /// Whether token `at` comes first in the utterance, after openers ("can
 /// you", "please") and names only: where a request's verb goes.
 fn opens_at(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
-    tokens[..at].iter().all(|t| {
-        words.openers.contains(&t.word)
-            || vocabulary
-                .iter()
-                .any(|v| v.word == t.word && v.role == WordRole::Name)
-    })
+    only_before(tokens, at, vocabulary, |w| words.openers.contains(w))
 }
 
 /// Whether token `at` comes first in the utterance, after discourse words
 /// ("and", "oh") and names only.
 fn at_onset(tokens: &[Token], at: usize, vocabulary: &[TableWord], words: &Words) -> bool {
+    only_before(tokens, at, vocabulary, |w| words.discourse.has_word(w))
+}
+
+/// Whether every token before `at` is a name at the table or a word `allowed` takes.
+fn only_before(
+    tokens: &[Token],
+    at: usize,
+    vocabulary: &[TableWord],
+    allowed: impl Fn(&str) -> bool,
+) -> bool {
     tokens[..at].iter().all(|t| {
-        words.discourse.contains(&t.word)
+        allowed(&t.word)
             || vocabulary
                 .iter()
                 .any(|v| v.word == t.word && v.role == WordRole::Name)
@@ -1156,25 +1137,27 @@ mod tests {
             "But the cola zero in front of me.",
         );
         assert!(c.text.starts_with("put the cola zero"), "{c:?}");
-        // A remark that starts with such a word stays as it was said.
-        let c = correct("softdrinks", "Felix", "Daniel", "But the cola is warm.");
-        assert!(c.corrections.is_empty(), "{c:?}");
-        let c = correct(
-            "softdrinks",
-            "Felix",
-            "Daniel",
-            "Ask me later, I'm reading.",
-        );
-        assert!(c.corrections.is_empty(), "{c:?}");
-        // Only the utterance's first sound is at risk: a known word after an
-        // opener was heard as said.
-        let c = correct(
-            "coffee",
-            "Daniel",
-            "Felix",
-            "You can have the big one. It's right there.",
-        );
-        assert!(c.corrections.is_empty(), "{c:?}");
+        // A remark that starts with such a word stays as it was said; and only
+        // the utterance's first sound is at risk: a known word after an opener
+        // was heard as said.
+        for (scene, speaker, listener, remark) in [
+            ("softdrinks", "Felix", "Daniel", "But the cola is warm."),
+            (
+                "softdrinks",
+                "Felix",
+                "Daniel",
+                "Ask me later, I'm reading.",
+            ),
+            (
+                "coffee",
+                "Daniel",
+                "Felix",
+                "You can have the big one. It's right there.",
+            ),
+        ] {
+            let c = correct(scene, speaker, listener, remark);
+            assert!(c.corrections.is_empty(), "{c:?}");
+        }
         // A question's first word is its own ("is" is not a misheard "pass").
         let c = correct("coffee", "Felix", "the_robot", "Is the rot milk vegan?");
         assert!(!c.text.to_lowercase().starts_with("pass"), "{c:?}");
