@@ -118,6 +118,10 @@ pub struct Normalize {
     /// it over"; at a request's verb place also the bare verb, "passed the beer").
     #[serde(default)]
     pub fused: BTreeMap<String, String>,
+    /// Words a recogniser writes for another that sounds the same ("the cola zero
+    /// two" for "too"): tried in its place on a turn no sentence read whole.
+    #[serde(default)]
+    pub homophones: BTreeMap<String, String>,
 }
 
 /// Phrases of the file, split into words once when it is loaded.

@@ -42,6 +42,12 @@ const MAX_SPAN: usize = 3;
 const MAX_TRIES: usize = 48;
 /// Pairs of a verb and a thing tried together when neither alone reads.
 const MAX_PAIRS: usize = 12;
+/// Replacements, the most alike, from which sets are tried together.
+const TOGETHER_POOL: usize = 8;
+/// Sets of two or three replacements tried together when none alone reads.
+const MAX_SETS: usize = 24;
+/// The rank of a word written for another that sounds the same ("two" for "too").
+const HOMOPHONE_RANK: f32 = 1.0;
 /// Verbs tried in place of one heard word.
 const VERBS_PER_WORD: usize = 3;
 
@@ -178,7 +184,8 @@ impl Understanding {
     ) -> (Corrected, Quality) {
         let read = |text: &str| self.read_in_dialogue(world, earlier, &Utterance { text, ..*turn });
         let heard = read(turn.text);
-        let tokens = tokens(turn.text);
+        let mut tokens = tokens(turn.text);
+        spell_digits(&mut tokens, &self.grammar().normalize.contractions);
         let words = known_words(self.grammar(), vocabulary);
         let doubt = Doubt::of(&heard, vocabulary, turn.text);
         let targets = targets(vocabulary, world);
@@ -208,8 +215,8 @@ impl Understanding {
         let mut best = quality(&heard);
         let mut taken: Vec<Candidate> = Vec::new();
         let left = take_singly(candidates, &judge, &mut best, &mut taken);
-        if !best.0 {
-            take_a_pair(&left, &judge, &best, &mut taken);
+        if !best.0 && !take_a_pair(&left, &judge, &best, &mut taken) {
+            take_together(&left, &judge, &best, &mut taken);
         }
         taken.sort_by_key(|c| c.at);
         if !taken.is_empty() {
@@ -361,6 +368,11 @@ impl Judge<'_> {
         (!invents_a_request && whole_if_known).then(|| quality(&reading))
     }
 
+    /// Whether a template without gaps reads the turn with the replacements.
+    fn reads_closely(&self, trial: &[Candidate]) -> bool {
+        read_closely(&(self.read)(trial))
+    }
+
     /// The same for a verb and a thing replaced together: a template without gaps reads the turn.
     fn pair(&self, trial: &[Candidate]) -> Option<Quality> {
         let reading = (self.read)(trial);
@@ -409,7 +421,12 @@ fn take_singly(
 
 /// A verb and a thing both misheard ("has me the fan to"): neither alone
 /// gives a sentence, so they are tried together; the first pair that reads is taken.
-fn take_a_pair(left: &[Candidate], judge: &Judge<'_>, best: &Quality, taken: &mut Vec<Candidate>) {
+fn take_a_pair(
+    left: &[Candidate],
+    judge: &Judge<'_>,
+    best: &Quality,
+    taken: &mut Vec<Candidate>,
+) -> bool {
     for pair in verb_and_thing_pairs(left, taken)
         .into_iter()
         .take(MAX_PAIRS)
@@ -418,8 +435,55 @@ fn take_a_pair(left: &[Candidate], judge: &Judge<'_>, best: &Quality, taken: &mu
         trial.extend(pair);
         if judge.pair(&trial).is_some_and(|score| score > *best) {
             *taken = trial;
-            return;
+            return true;
         }
+    }
+    false
+}
+
+/// Several words misheard in one turn ("And the call is zero two" for "and
+/// the cola zero too"): no one of them alone gives a sentence, so sets of two
+/// or three of the most alike are tried together; of the sets a template
+/// without gaps reads, the one read best is taken (on a tie the most alike).
+fn take_together(
+    left: &[Candidate],
+    judge: &Judge<'_>,
+    best: &Quality,
+    taken: &mut Vec<Candidate>,
+) {
+    let apart = |a: &Candidate, b: &Candidate| a.at + a.len <= b.at || b.at + b.len <= a.at;
+    let pool: Vec<&Candidate> = left
+        .iter()
+        .filter(|c| taken.iter().all(|t| apart(c, t)))
+        .take(TOGETHER_POOL)
+        .collect();
+    let mut sets: Vec<Vec<&Candidate>> = Vec::new();
+    for (i, a) in pool.iter().enumerate() {
+        for (j, b) in pool.iter().enumerate().skip(i + 1) {
+            if !apart(a, b) {
+                continue;
+            }
+            sets.push(vec![a, b]);
+            let thirds = pool[j + 1..].iter().filter(|c| apart(a, c) && apart(b, c));
+            sets.extend(thirds.map(|c| vec![*a, *b, *c]));
+        }
+    }
+    let alike = |set: &Vec<&Candidate>| set.iter().map(|c| c.similarity).product::<f32>();
+    sets.sort_by(|a, b| alike(b).total_cmp(&alike(a)).then(a.len().cmp(&b.len())));
+    let mut chosen: Option<(Quality, Vec<Candidate>)> = None;
+    for set in sets.into_iter().take(MAX_SETS) {
+        let mut trial = taken.clone();
+        trial.extend(set.into_iter().cloned());
+        let Some(score) = judge.single(&trial).filter(|_| judge.reads_closely(&trial)) else {
+            continue;
+        };
+        // The best reading wins; on a tie the most alike set, tried first.
+        if score > *best && chosen.as_ref().is_none_or(|(q, _)| score > *q) {
+            chosen = Some((score, trial));
+        }
+    }
+    if let Some((_, trial)) = chosen {
+        *taken = trial;
     }
 }
 
@@ -546,6 +610,36 @@ fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
+/// Whether `span` ends on the last word of the name `target` of several words,
+/// heard right, its first part heard as other words ("call is zero", "Call a 0"
+/// for cola zero): then even words the sentences know may be that name. Never
+/// from a word that only points at a thing ("the", "me", "one": "me to milk" is
+/// no oat milk), nor over a word of the table ("the big glass" is no wine glass).
+fn ends_the_name(span: &[Token], target: &Target, words: &Words, vocabulary: &[TableWord]) -> bool {
+    let (Some((last, before)), Some((_, name_last))) =
+        (span.split_last(), target.word.rsplit_once(' '))
+    else {
+        return false;
+    };
+    let of_the_table = |t: &Token| vocabulary.iter().any(|v| v.word == t.word);
+    !before.is_empty()
+        && last.word == name_last
+        && !words.pointing.contains(&before[0].word)
+        && !before.iter().any(of_the_table)
+}
+
+/// Numbers written in digits ("Call a 0") compared as the words said: the
+/// language's contractions spell them out ("0" = "zero").
+fn spell_digits(tokens: &mut [Token], contractions: &BTreeMap<String, String>) {
+    for t in tokens {
+        if t.word.chars().all(|c| c.is_ascii_digit()) {
+            if let Some(spelt) = contractions.get(&t.word) {
+                t.word = spelt.clone();
+            }
+        }
+    }
+}
+
 /// The sentences' verbs, and every word the sentences and the table know.
 struct Words {
     verbs: BTreeSet<String>,
@@ -554,6 +648,10 @@ struct Words {
     discourse: Phrases,
     /// Endings a recogniser writes for a verb and the word after it, and that word.
     fused: BTreeMap<String, String>,
+    /// Words a recogniser writes for others that sound the same, and those.
+    homophones: BTreeMap<String, String>,
+    /// Words that only point at a thing or a person ("the", "one", "me").
+    pointing: BTreeSet<String>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
     known: BTreeSet<String>,
@@ -591,6 +689,11 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         openers,
         discourse: grammar.normalize.leading.clone(),
         fused: grammar.normalize.fused.clone(),
+        homophones: grammar.normalize.homophones.clone(),
+        pointing: (grammar.normalize.determiners.iter())
+            .chain(&grammar.normalize.not_in_objects)
+            .cloned()
+            .collect(),
         recipients,
         known,
     }
@@ -701,13 +804,22 @@ fn candidates(
             }
             let heard: Vec<&str> = span.iter().map(|t| t.word.as_str()).collect();
             let heard = heard.join(" ");
+            let needed_for = |t: &Target| {
+                if needed.is_finite() {
+                    needed
+                } else if doubt.unread && ends_the_name(span, t, words, vocabulary) {
+                    UNREAD_WORD_SIMILARITY
+                } else {
+                    f32::INFINITY
+                }
+            };
             // On a tie the first target wins (`max_by` keeps the last): a word
             // before a phrase ("classes": glass, not cola zero).
             let alike = targets
                 .iter()
                 .rev()
                 .map(|t| (t, similarity(&heard, &t.word)))
-                .filter(|(_, s)| *s >= needed)
+                .filter(|(t, s)| *s >= needed_for(t))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             out.extend(alike.map(|(t, similarity)| Candidate {
                 at,
@@ -716,8 +828,19 @@ fn candidates(
                 similarity,
                 thing: t.thing,
                 verb: false,
-                known: false,
+                known: !needed.is_finite(),
             }));
+        }
+        if let Some(same) = words.homophones.get(first).filter(|_| doubt.unread) {
+            out.push(Candidate {
+                at,
+                len: 1,
+                target: same.clone(),
+                similarity: HOMOPHONE_RANK,
+                thing: false,
+                verb: false,
+                known: true,
+            });
         }
         if doubt.unread && unknown && at == 0 {
             out.push(Candidate {
@@ -1337,5 +1460,50 @@ mod tests {
             "{:?}",
             c.corrections
         );
+    }
+
+    #[test]
+    fn several_words_misheard_in_one_turn_are_put_right_together() {
+        // No one of them alone gives a sentence: "too" written "two", the name's
+        // first part heard as other words, a mangled filler in front.
+        for (heard, meant) in [
+            ("And the call is zero two.", "And the cola zero too."),
+            (
+                "Chain there's only Phantom and Call a 0.",
+                " there's only fanta and cola zero.",
+            ),
+        ] {
+            assert_eq!(correct("softdrinks", "Felix", "Daniel", heard).text, meant);
+        }
+    }
+
+    #[test]
+    fn a_number_in_digits_and_a_word_written_for_its_sound_alike_are_heard_as_said() {
+        for (heard, meant) in [
+            (
+                "there's only fanta and Call a 0.",
+                "there's only fanta and cola zero.",
+            ),
+            ("And the cola zero two.", "And the cola zero too."),
+        ] {
+            assert_eq!(correct("softdrinks", "Felix", "Daniel", heard).text, meant);
+        }
+    }
+
+    #[test]
+    fn a_name_is_never_made_of_words_that_point_at_a_thing_or_name_another() {
+        for (scene, heard) in [
+            ("coffee", "Ask me to milk first, would you?"),
+            ("dinner", "No, leave the big glass, please."),
+            ("softdrinks", "I think the call is fine with two."),
+            ("softdrinks", "I have two glasses."),
+        ] {
+            let c = correct(scene, "Felix", "Daniel", heard);
+            assert!(
+                c.corrections.iter().all(|c| !c.read_as.contains(' ')),
+                "{heard} -> {}",
+                c.text
+            );
+        }
     }
 }
