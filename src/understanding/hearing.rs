@@ -613,8 +613,8 @@ fn tokens(text: &str) -> Vec<Token> {
 /// Whether `span` ends on the last word of the name `target` of several words,
 /// heard right, its first part heard as other words ("call is zero", "Call a 0"
 /// for cola zero): then even words the sentences know may be that name. Never
-/// from a word that only points at a thing ("the", "me", "one": "me to milk" is
-/// no oat milk), nor over a word of the table ("the big glass" is no wine glass).
+/// from a word that names no thing ("the", "me", "one": "me to milk" is no oat
+/// milk), nor over a word of the table ("the big glass" is no wine glass).
 fn ends_the_name(span: &[Token], target: &Target, words: &Words, vocabulary: &[TableWord]) -> bool {
     let (Some((last, before)), Some((_, name_last))) =
         (span.split_last(), target.word.rsplit_once(' '))
@@ -624,7 +624,7 @@ fn ends_the_name(span: &[Token], target: &Target, words: &Words, vocabulary: &[T
     let of_the_table = |t: &Token| vocabulary.iter().any(|v| v.word == t.word);
     !before.is_empty()
         && last.word == name_last
-        && !words.pointing.contains(&before[0].word)
+        && !words.nameless.contains(&before[0].word)
         && !before.iter().any(of_the_table)
 }
 
@@ -650,8 +650,10 @@ struct Words {
     fused: BTreeMap<String, String>,
     /// Words a recogniser writes for others that sound the same, and those.
     homophones: BTreeMap<String, String>,
-    /// Words that only point at a thing or a person ("the", "one", "me").
-    pointing: BTreeSet<String>,
+    /// Words that never name a thing themselves ("the", "one", "me", "how").
+    nameless: BTreeSet<String>,
+    /// Words that join a turn to what came before ("and"): discourse words and conjunctions.
+    joining: BTreeSet<String>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
     known: BTreeSet<String>,
@@ -690,7 +692,11 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         discourse: grammar.normalize.leading.clone(),
         fused: grammar.normalize.fused.clone(),
         homophones: grammar.normalize.homophones.clone(),
-        pointing: (grammar.normalize.determiners.iter())
+        joining: (grammar.normalize.conjunctions.iter())
+            .filter(|w| grammar.normalize.leading.has_word(w))
+            .cloned()
+            .collect(),
+        nameless: (grammar.normalize.determiners.iter())
             .chain(&grammar.normalize.not_in_objects)
             .cloned()
             .collect(),
@@ -842,7 +848,13 @@ fn candidates(
                 known: true,
             });
         }
-        if doubt.unread && unknown && at == 0 {
+        // A filler mangled into a word the sentences know stands before a
+        // joining word ("How and please move ..." for "Ha. And please ...").
+        let before_joining = tokens
+            .get(1)
+            .is_some_and(|next| words.joining.contains(&next.word))
+            && words.nameless.contains(first);
+        if doubt.unread && at == 0 && (unknown || before_joining) {
             out.push(Candidate {
                 at,
                 len: 1,
@@ -850,7 +862,7 @@ fn candidates(
                 similarity: UNKNOWN_FIRST_WORD_RANK,
                 thing: false,
                 verb: false,
-                known: false,
+                known: !unknown,
             });
         }
         // A verb with an ending ("handed") is that verb, never another one misheard.
@@ -1504,6 +1516,26 @@ mod tests {
                 "{heard} -> {}",
                 c.text
             );
+        }
+    }
+
+    #[test]
+    fn a_filler_heard_as_a_known_word_before_and_is_left_out() {
+        let c = correct(
+            "dinner",
+            "Daniel",
+            "the_robot",
+            "How and please move the wine away from Felix, he's had enough.",
+        );
+        assert_eq!(c.corrections[0].heard, "How");
+        assert!(
+            c.text.starts_with(" and please move the wine"),
+            "{}",
+            c.text
+        );
+        // A word that names a thing is never left out.
+        for heard in ["Coffee and milk, please.", "Felix and I are fine."] {
+            assert_eq!(correct("coffee", "Daniel", "Felix", heard).text, heard);
         }
     }
 }
