@@ -854,7 +854,15 @@ fn candidates(
             .get(1)
             .is_some_and(|next| words.joining.contains(&next.word))
             && words.nameless.contains(first);
-        if doubt.unread && at == 0 && (unknown || before_joining) {
+        // So is a last word no sentence knows right after a word of the table,
+        // where the recogniser mangled what follows a name ("and the blue glass
+        // tube" for "... too").
+        let last_unknown = unknown
+            && at + 1 == tokens.len()
+            && at
+                .checked_sub(1)
+                .is_some_and(|before| vocabulary.iter().any(|v| v.word == tokens[before].word));
+        if doubt.unread && ((at == 0 && (unknown || before_joining)) || last_unknown) {
             out.push(Candidate {
                 at,
                 len: 1,
@@ -1537,5 +1545,15 @@ mod tests {
         for heard in ["Coffee and milk, please.", "Felix and I are fine."] {
             assert_eq!(correct("coffee", "Daniel", "Felix", heard).text, heard);
         }
+    }
+
+    #[test]
+    fn a_strange_last_word_right_after_a_name_is_left_out() {
+        let c = correct("softdrinks", "Felix", "Daniel", "and the blue glass tube.");
+        assert_eq!(c.corrections[0].heard, "tube");
+        assert_eq!(c.text, "and the blue glass .");
+        // Not after other words: "amazing" is no mangled "too".
+        let heard = "at the red line look amazing.";
+        assert_eq!(correct("dinner", "Felix", "Daniel", heard).text, heard);
     }
 }
