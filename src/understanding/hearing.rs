@@ -862,7 +862,9 @@ fn candidates(
             && at
                 .checked_sub(1)
                 .is_some_and(|before| vocabulary.iter().any(|v| v.word == tokens[before].word));
-        if doubt.unread && ((at == 0 && (unknown || before_joining)) || last_unknown) {
+        // First: at the start, or after a name only ("Felix, chain there's ...").
+        let first_said = only_before(tokens, at, vocabulary, |_| false);
+        if doubt.unread && ((first_said && (unknown || before_joining)) || last_unknown) {
             out.push(Candidate {
                 at,
                 len: 1,
@@ -1174,6 +1176,10 @@ mod tests {
         );
         assert_eq!(c.corrections.len(), 1, "{:?}", c.corrections);
         assert_eq!(c.corrections[0].heard, "Chain");
+        // After a name too: the name is no word of the sentence.
+        let heard = "Felix, chain there's only Fanta and Cola 0.";
+        let c = correct("softdrinks", "Daniel", "Felix", heard);
+        assert_eq!(c.corrections[0].heard, "chain", "{}", c.text);
         // A first word the sentences know stays.
         let c = correct("softdrinks", "Felix", "Daniel", "Felix, there's only cola.");
         assert!(c.corrections.is_empty(), "{:?}", c.corrections);
