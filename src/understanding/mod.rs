@@ -192,6 +192,10 @@ impl Understanding {
             if let Some((score, reading)) = part_best {
                 if let Some(named) = reading.referent() {
                     context.referent = Some(named.to_string());
+                } else if names_what_the_table_lacks(&reading) {
+                    // "I'd love some Vanna. Could you pour it ...": "it" is what was
+                    // just named, which the table lacks, not what an earlier turn named.
+                    context.referent = None;
                 }
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
@@ -634,6 +638,13 @@ fn doubt_of(reading: &Reading, unread: Option<String>) -> Option<Doubt> {
         }
     }
     None
+}
+
+/// Whether the thing a reading is mainly about was named but grounds to nothing.
+fn names_what_the_table_lacks(reading: &Reading) -> bool {
+    reading
+        .main_object()
+        .is_some_and(|o| !o.referred && o.candidates.is_empty())
 }
 
 fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> Context {

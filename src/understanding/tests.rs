@@ -417,6 +417,17 @@ fn sure_thing_is_an_answer_not_a_thing_to_give() {
     assert_eq!(reading.act.as_str(), "thanks", "{reading:?}");
 }
 
+#[test]
+fn it_after_a_thing_the_table_lacks_is_that_thing_not_an_earlier_one() {
+    let earlier = [("Felix", "Daniel", "there's no coke zero left")];
+    let text = "Felix, I'd love some Vanna. Could you pour it into the red glass?";
+    let reading = in_dialogue("softdrinks", &earlier, ("Daniel", "Felix", text));
+    // The cola zero of the turn before is not what is asked for: nothing is poured.
+    let poured = reading.slots.source.as_ref().and_then(|o| o.resolved());
+    assert_ne!(poured, Some("cola_zero_bottle"), "{}", summary(&reading));
+    assert!(reading.doubt.is_some(), "{}", summary(&reading));
+}
+
 /// Reads `text` by `speaker` to `listener` after the earlier turns (same form).
 fn in_dialogue(
     scene_name: &str,
