@@ -95,6 +95,22 @@ struct Candidate {
     known: bool,
 }
 
+impl Candidate {
+    /// One word at token `at` read as `target` (nothing: left out), neither a
+    /// thing nor a verb, replacing a word the sentences may know (`known`).
+    fn one_word(at: usize, target: String, similarity: f32, known: bool) -> Self {
+        Self {
+            at,
+            len: 1,
+            target,
+            similarity,
+            thing: false,
+            verb: false,
+            known,
+        }
+    }
+}
+
 /// A word or phrase of the table that heard words may be read as.
 struct Target {
     /// As people write it (`Daniel`, `cola zero`).
@@ -201,9 +217,7 @@ impl Understanding {
         // A remark becomes a request only when something of the table was heard as
         // said, or a request's own words were: a verb before "me" ("pass me the
         // fandom"), or a verb run together with the word after it ("handed over").
-        let anchored = tokens
-            .iter()
-            .any(|t| vocabulary.iter().any(|v| v.word == t.word))
+        let anchored = tokens.iter().any(|t| of_the_table(&t.word, vocabulary))
             || asked_for_someone(&tokens, &words)
             || tokens.iter().any(|t| verb_stem(&t.word, &words).is_some());
         let read_with = |trial: &[Candidate]| read(&apply(turn.text, &tokens, trial));
@@ -284,7 +298,7 @@ fn heard_alike(first: &str, second: &str, vocabulary: &[TableWord]) -> bool {
         .collect();
     tokens(second)
         .iter()
-        .filter(|t| vocabulary.iter().any(|v| v.word == t.word))
+        .filter(|t| of_the_table(&t.word, vocabulary))
         .filter(|t| !first.iter().any(|f| f.word == t.word))
         .all(|t| {
             spans
@@ -524,7 +538,7 @@ impl Doubt {
             .iter()
             .flat_map(|text| tokens(text))
             .map(|t| t.word)
-            .filter(|w| w.len() >= 3 && !vocabulary.iter().any(|v| v.word == *w))
+            .filter(|w| w.len() >= 3 && !of_the_table(w, vocabulary))
             .collect();
         let left_out = s
             .things()
@@ -621,11 +635,15 @@ fn ends_the_name(span: &[Token], target: &Target, words: &Words, vocabulary: &[T
     else {
         return false;
     };
-    let of_the_table = |t: &Token| vocabulary.iter().any(|v| v.word == t.word);
     !before.is_empty()
         && last.word == name_last
         && !words.nameless.contains(&before[0].word)
-        && !before.iter().any(of_the_table)
+        && !before.iter().any(|t| of_the_table(&t.word, vocabulary))
+}
+
+/// Whether `word` is one of the table's words.
+fn of_the_table(word: &str, vocabulary: &[TableWord]) -> bool {
+    vocabulary.iter().any(|v| v.word == word)
 }
 
 /// Numbers written in digits ("Call a 0") compared as the words said: the
@@ -729,9 +747,7 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
         phrases
             .into_iter()
             // Only names made of the table's words: never toward a word it lacks.
-            .filter(|p| {
-                p.contains(' ') && p.split(' ').all(|w| vocabulary.iter().any(|v| v.word == w))
-            })
+            .filter(|p| p.contains(' ') && p.split(' ').all(|w| of_the_table(w, vocabulary)))
             .map(|p| Target {
                 spoken: p.clone(),
                 word: p,
@@ -803,7 +819,7 @@ fn candidates(
                 !words.knows(&t.word)
                     || doubt.words.contains(&t.word)
                     || t.word.chars().count() <= 2
-                    || vocabulary.iter().any(|v| v.word == t.word)
+                    || of_the_table(&t.word, vocabulary)
             });
             if !joins {
                 break;
@@ -838,42 +854,15 @@ fn candidates(
             }));
         }
         if let Some(same) = words.homophones.get(first).filter(|_| doubt.unread) {
-            out.push(Candidate {
-                at,
-                len: 1,
-                target: same.clone(),
-                similarity: HOMOPHONE_RANK,
-                thing: false,
-                verb: false,
-                known: true,
-            });
+            out.push(Candidate::one_word(at, same.clone(), HOMOPHONE_RANK, true));
         }
-        // A filler mangled into a word the sentences know stands before a
-        // joining word ("How and please move ..." for "Ha. And please ...").
-        let before_joining = tokens
-            .get(1)
-            .is_some_and(|next| words.joining.contains(&next.word))
-            && words.nameless.contains(first);
-        // So is a last word no sentence knows right after a word of the table,
-        // where the recogniser mangled what follows a name ("and the blue glass
-        // tube" for "... too").
-        let last_unknown = unknown
-            && at + 1 == tokens.len()
-            && at
-                .checked_sub(1)
-                .is_some_and(|before| vocabulary.iter().any(|v| v.word == tokens[before].word));
-        // First: at the start, or after a name only ("Felix, chain there's ...").
-        let first_said = only_before(tokens, at, vocabulary, |_| false);
-        if doubt.unread && ((first_said && (unknown || before_joining)) || last_unknown) {
-            out.push(Candidate {
+        if doubt.unread && mangled_at_an_edge(tokens, at, unknown, vocabulary, words) {
+            out.push(Candidate::one_word(
                 at,
-                len: 1,
-                target: String::new(),
-                similarity: UNKNOWN_FIRST_WORD_RANK,
-                thing: false,
-                verb: false,
-                known: !unknown,
-            });
+                String::new(),
+                UNKNOWN_FIRST_WORD_RANK,
+                !unknown,
+            ));
         }
         // A verb with an ending ("handed") is that verb, never another one misheard.
         let stem = verb_stem(first, words);
@@ -888,18 +877,42 @@ fn candidates(
                 verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
                     .map(|(target, similarity)| Candidate {
-                        at,
-                        len: 1,
-                        target,
-                        similarity,
-                        thing: false,
                         verb: true,
-                        known: !unknown,
+                        ..Candidate::one_word(at, target, similarity, !unknown)
                     }),
             );
         }
     }
     out
+}
+
+/// Whether the word at token `at` may be left out as mangled at the utterance's
+/// edge: first (at the start, or after a name only: "Felix, chain there's ...")
+/// and unknown to the sentences, or a filler heard as a word that names no
+/// thing before a joining word ("How and please move ..." for "Ha. And please
+/// ..."); or last, unknown, right after a word of the table, where the
+/// recogniser mangled what follows a name ("and the blue glass tube" for "... too").
+fn mangled_at_an_edge(
+    tokens: &[Token],
+    at: usize,
+    unknown: bool,
+    vocabulary: &[TableWord],
+    words: &Words,
+) -> bool {
+    let before_joining = || {
+        words.nameless.contains(&tokens[at].word)
+            && tokens
+                .get(1)
+                .is_some_and(|next| words.joining.contains(&next.word))
+    };
+    let first = || only_before(tokens, at, vocabulary, |_| false);
+    let last_after_the_table = || {
+        at + 1 == tokens.len()
+            && at
+                .checked_sub(1)
+                .is_some_and(|before| of_the_table(&tokens[before].word, vocabulary))
+    };
+    (first() && (unknown || before_joining())) || (unknown && last_after_the_table())
 }
 
 /// What a verb heard with an ending at token `at` may have been: the verb run
@@ -916,13 +929,8 @@ fn verb_with_ending(
     doubt: &Doubt,
 ) -> Vec<Candidate> {
     let candidate = |target: String, similarity| Candidate {
-        at,
-        len: 1,
-        target,
-        similarity,
-        thing: false,
         verb: true,
-        known: true,
+        ..Candidate::one_word(at, target, similarity, true)
     };
     let mut out = Vec::new();
     if tokens.get(at + 1).is_none_or(|t| t.word != word) {
