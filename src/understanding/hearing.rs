@@ -902,7 +902,7 @@ fn mangled_at_an_edge(
     let before_joining = || {
         words.nameless.contains(&tokens[at].word)
             && tokens
-                .get(1)
+                .get(at + 1)
                 .is_some_and(|next| words.joining.contains(&next.word))
     };
     let first = || only_before(tokens, at, vocabulary, |_| false);
@@ -1555,6 +1555,10 @@ mod tests {
             "{}",
             c.text
         );
+        // After a name as well: the word before "and" is the filler's, not the name's.
+        let heard = "Felix, how and please move the wine away from Daniel.";
+        let c = correct("dinner", "Daniel", "the_robot", heard);
+        assert_eq!(c.corrections[0].heard, "how", "{}", c.text);
         // A word that names a thing is never left out.
         for heard in ["Coffee and milk, please.", "Felix and I are fine."] {
             assert_eq!(correct("coffee", "Daniel", "Felix", heard).text, heard);
