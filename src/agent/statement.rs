@@ -118,6 +118,9 @@ fn said_liquid(world: &World, named: &[&str], liquid: Option<&str>) -> bool {
 /// "Both glasses are full": wrong for each one that is not.
 fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     let mention = reading.slots.object.as_ref()?;
+    if let Some(liquid) = reading.slots.liquid.as_deref() {
+        return Some(holding(world, speech, mention, liquid));
+    }
     let full = reading.slots.fill.as_deref() == Some("full");
     let claimed = if full {
         "note.claim_full"
@@ -135,6 +138,22 @@ fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Che
         .collect();
     let comma = speech.word("words.list_comma");
     Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))))
+}
+
+/// "There is tea in the big cup": wrong for each one that holds something else.
+fn holding(world: &World, speech: &Phrasebook, mention: &ObjectMention, liquid: &str) -> Checked {
+    let said = [("object", mention.said.as_str()), ("liquid", liquid)];
+    let claim = speech.say("note.claim_holds", &said);
+    let wrong: Vec<String> = present(world, mention)
+        .into_iter()
+        .filter(|(_, held)| held.as_deref() != Some(liquid))
+        .map(|(name, held)| match held {
+            Some(_) => self::held(&name, held.as_deref(), speech),
+            None => speech.say("note.is_empty", &[("object", &name)]),
+        })
+        .collect();
+    let comma = speech.word("words.list_comma");
+    (claim, (!wrong.is_empty()).then(|| wrong.join(comma)))
 }
 
 /// "We've got three mugs": wrong when the table has another number of them.
@@ -230,6 +249,17 @@ mod tests {
         let note = verdict_of("both glasses are full").expect("a statement");
         assert!(note.contains("is empty"), "{note}");
         assert!(note.contains("the statement is wrong"), "{note}");
+    }
+
+    #[test]
+    fn what_a_container_is_said_to_hold_is_checked() {
+        let note = verdict_of("the fanta bottle has cola in it").expect("a statement");
+        assert!(note.contains("fanta_bottle holds fanta"), "{note}");
+        assert!(note.contains("the statement is wrong"), "{note}");
+        let note = verdict_of("there is fanta in the fanta bottle").expect("a statement");
+        assert!(note.contains("the statement is right"), "{note}");
+        let note = verdict_of("the red glass has tea in it").expect("a statement");
+        assert!(note.contains("red_glass is empty"), "{note}");
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub enum SlotKind {
     Thing,
     /// A scene object that holds a drink ("a coffee").
     Drink,
+    /// What a container holds, as the scene says it ("oat milk"), or a drink
+    /// of `[lists.liquid]` the table may lack ("tea").
+    Liquid,
     /// A person at the table, the robot, or a pronoun for one.
     Person,
     /// A list of objects and words ("cola, fanta and lemonade").
@@ -81,6 +84,10 @@ pub struct Normalize {
     /// Words and phrases dropped wherever they are (hesitations, "please").
     #[serde(default)]
     pub drop: Phrases,
+    /// Words dropped inside a clause but kept as its first word (German "ja":
+    /// a particle in "die ist ja leer", the answer in "Ja.").
+    #[serde(default)]
+    pub particles: Phrases,
     /// Phrases dropped at the start of a sentence, when something remains.
     #[serde(default)]
     pub leading: Phrases,
@@ -282,6 +289,7 @@ impl Grammar {
                 "object" => SlotKind::Object,
                 "thing" => SlotKind::Thing,
                 "drink" => SlotKind::Drink,
+                "liquid" => SlotKind::Liquid,
                 "person" => SlotKind::Person,
                 "items" => SlotKind::Items,
                 other => match other.strip_prefix("list:") {
@@ -290,7 +298,7 @@ impl Grammar {
                         return Err(invalid(
                             kind,
                             format!("slot {name}"),
-                            format!("kind '{other}' is not object, thing, drink, person, items or list:<a list of [lists]>"),
+                            format!("kind '{other}' is not object, thing, drink, liquid, person, items or list:<a list of [lists]>"),
                         ))
                     }
                 },

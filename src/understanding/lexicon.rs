@@ -383,6 +383,43 @@ impl<'a, 'w> Filler<'a, 'w> {
         (!mention.candidates.is_empty()).then_some(mention)
     }
 
+    /// "oat milk", "the wine", "tea": what a container holds, as the scene
+    /// says it; a drink of `[lists.liquid]` the table may lack is its list value.
+    fn liquid(&self, span: &[String]) -> Option<String> {
+        let rules = &self.grammar.normalize;
+        let start = span
+            .iter()
+            .position(|w| !rules.determiners.contains(w))
+            .unwrap_or(span.len());
+        let phrase = span[start..].join(" ");
+        let world = self.lexicon.world;
+        let held = || world.objects().iter().filter_map(|o| o.contains.as_deref());
+        if held().any(|liquid| liquid == phrase) {
+            return Some(phrase);
+        }
+        // An object's property alone ("hot") names no liquid: a word of one must be said.
+        let liquid_words = held()
+            .flat_map(|liquid| liquid.split(' '))
+            .collect::<Vec<_>>();
+        let names_a_liquid = span[start..]
+            .iter()
+            .any(|w| liquid_words.contains(&w.as_str()));
+        if let Some(mention) = names_a_liquid.then(|| self.drink(&span[start..])).flatten() {
+            let mut named: Vec<&str> = mention
+                .candidates
+                .iter()
+                .filter_map(|name| world.object_named(name))
+                .filter_map(|id| world.object(id).contains.as_deref())
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            if let [one] = named.as_slice() {
+                return Some(one.to_string());
+            }
+        }
+        self.list("liquid", &span[start..])
+    }
+
     fn person(&self, span: &[String]) -> Option<PersonMention> {
         let said = span.join(" ");
         let word = match span {
@@ -465,6 +502,7 @@ impl SlotFiller for Filler<'_, '_> {
             SlotKind::Object => self.object(span, false).map(SlotValue::Object),
             SlotKind::Thing => self.object(span, true).map(SlotValue::Object),
             SlotKind::Drink => self.drink(span).map(SlotValue::Object),
+            SlotKind::Liquid => self.liquid(span).map(SlotValue::Value),
             SlotKind::Person => self.person(span).map(SlotValue::Person),
             SlotKind::Items => self.items(from, to).map(SlotValue::Items),
             SlotKind::List(list) => self.list(list, span).map(SlotValue::Value),

@@ -689,6 +689,7 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
             ("filter", SlotValue::Value(v)) => slots.filter = Some(v),
             ("ability", SlotValue::Value(v)) => slots.ability = Some(v),
             ("fill", SlotValue::Value(v)) => slots.fill = Some(v),
+            ("liquid", SlotValue::Value(v)) => slots.liquid = Some(v),
             ("count", SlotValue::Value(v)) => slots.count = Some(v),
             ("only", SlotValue::Value(_)) => slots.only = true,
             _ => {}
@@ -713,6 +714,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "thing",
     "source",
     "drink",
+    "liquid",
     "target",
     "recipient",
     "person",

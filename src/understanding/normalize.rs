@@ -94,7 +94,9 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                     None => vec![w],
                 });
             for w in translated {
-                if w.is_empty() || rules.drop.has_word(&w) || words.last() == Some(&w) {
+                let inside = words.last().is_some_and(|last| last != COMMA);
+                let particle = inside && rules.particles.has_word(&w);
+                if w.is_empty() || particle || rules.drop.has_word(&w) || words.last() == Some(&w) {
                     continue;
                 }
                 words.push(w);
@@ -270,6 +272,25 @@ mod tests {
         );
         assert_eq!(typed, heard);
         assert_eq!(typed.join(" "), "could you pass me the cola");
+    }
+
+    #[test]
+    fn a_particle_is_dropped_inside_a_clause_but_not_as_its_first_word() {
+        let rules = Normalize {
+            particles: ["ja"].map(String::from).to_vec().into(),
+            ..rules()
+        };
+        let voc = vec![plain_words("x")];
+        let read = |text: &str| -> Vec<String> {
+            sentences(&rules, text, &voc)
+                .iter()
+                .filter_map(|v| v.first().map(Words::text))
+                .collect()
+        };
+        assert_eq!(read("die ist ja leer"), ["die ist leer"]);
+        assert_eq!(read("Ja."), ["ja"]);
+        // After a comma "ja" opens a clause again.
+        assert_eq!(read("gut, ja das stimmt")[0], "gut ja das stimmt");
     }
 
     #[test]

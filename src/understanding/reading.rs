@@ -206,6 +206,9 @@ pub struct Slots {
     /// A word-list value: `full` or `empty` (what a container holds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill: Option<String>,
+    /// What a statement says a container holds, in the scene's words ("oat milk", "tea").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub liquid: Option<String>,
     /// A word-list value: how many a count claim says there are ("2").
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub count: Option<String>,

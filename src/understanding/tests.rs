@@ -48,6 +48,7 @@ pub(super) fn summary(r: &Reading) -> String {
         ("category", &s.category),
         ("filter", &s.filter),
         ("ability", &s.ability),
+        ("liquid", &s.liquid),
     ] {
         if let Some(v) = value {
             out.push(format!("{key}={v}"));
@@ -316,6 +317,27 @@ fn statements_about_the_table() {
             "Daniel>Felix: we're out of milk",
             "state_absent object=milk_bottle",
         )],
+    );
+}
+
+#[test]
+fn what_a_container_is_said_to_hold_is_a_liquid_of_the_table_or_of_the_list() {
+    check(
+        "coffee",
+        &[
+            (
+                "Daniel>Felix: there is tea in the large cup",
+                "state_contents object=large_cup liquid=tea",
+            ),
+            (
+                "Daniel>Felix: the milk bottle has oat milk in it",
+                "state_contents object=milk_bottle liquid=oat milk",
+            ),
+            // A property of a thing on the table is not what a container holds.
+            ("Daniel>Felix: the small cup is hot", "unknown"),
+            // Nor is a word no drink has.
+            ("Daniel>Felix: the large cup is lovely", "unknown"),
+        ],
     );
 }
 
@@ -806,11 +828,10 @@ fn a_bare_thing_beside_a_clause_naming_another_is_no_request() {
         act(&[], "a coffee again, in the same cup as last time"),
         Act::Give
     );
-    // A statement stays one, with or without such a clause.
-    assert_eq!(
-        act(&[], "there is oat milk, in the small cup"),
-        Act::StateInventory
-    );
+    // A statement stays one, with or without such a clause (with it, it says
+    // what the cup holds).
+    assert_eq!(act(&[], "there is oat milk"), Act::StateInventory);
+    assert!(act(&[], "there is oat milk, in the small cup").is_statement());
 }
 
 #[test]

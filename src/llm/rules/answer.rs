@@ -404,11 +404,14 @@ impl RulesBrain {
             Err(calls) => return calls,
         };
         let mention = s.reading.slots.object.as_ref()?;
-        let claimed_full = s.reading.slots.fill.as_deref() == Some("full");
         let said: Vec<&Listed> = listed
             .iter()
             .filter(|l| mention.candidates.contains(&l.name))
             .collect();
+        if let Some(liquid) = s.reading.slots.liquid.as_deref() {
+            return self.holding_claim(s, &said, liquid);
+        }
+        let claimed_full = s.reading.slots.fill.as_deref() == Some("full");
         let wrong: Vec<&&Listed> = said
             .iter()
             .filter(|l| {
@@ -445,6 +448,43 @@ impl RulesBrain {
                 .collect();
             speech.say("correct.still", &[("parts", &speech.and_list(&parts))])
         };
+        self.say_to(s, "All".into(), text)
+    }
+
+    /// "There is tea in the big cup." — corrected for each container that holds
+    /// something else or nothing.
+    fn holding_claim(&self, s: &Situation<'_>, said: &[&Listed], liquid: &str) -> Calls {
+        let wrong: Vec<&&Listed> = said
+            .iter()
+            .filter(|l| l.contains.as_deref() != Some(liquid))
+            .collect();
+        if wrong.is_empty() {
+            return if said.is_empty() { None } else { self.agree(s) };
+        }
+        let speech = &self.speech;
+        if wrong.iter().all(|l| l.contains.is_none()) {
+            let names: Vec<String> = wrong.iter().map(|l| speech.object(&l.name)).collect();
+            let key = match names.len() {
+                1 => "correct.is_empty",
+                _ => "correct.are_empty",
+            };
+            let text = speech.say(key, &[("objects", &speech.and_list(&names))]);
+            return self.say_to(s, "All".into(), text);
+        }
+        let parts: Vec<String> = wrong
+            .iter()
+            .map(|l| {
+                let object = speech.object(&l.name);
+                match &l.contains {
+                    Some(held) => speech.say(
+                        "correct.liquid_in",
+                        &[("liquid", &speech.noun(held)), ("object", &object)],
+                    ),
+                    None => speech.say("correct.nothing_in", &[("object", &object)]),
+                }
+            })
+            .collect();
+        let text = speech.say("correct.holds", &[("parts", &speech.and_list(&parts))]);
         self.say_to(s, "All".into(), text)
     }
 
