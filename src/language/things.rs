@@ -45,6 +45,9 @@ pub struct ThingWords {
     /// The gender of a noun the table does not list.
     #[serde(default)]
     pub gender: String,
+    /// Drinks of several words said as one noun ("red wine" -> "Rotwein").
+    #[serde(default)]
+    pub compounds: BTreeMap<String, String>,
 }
 
 impl ThingWords {
@@ -81,6 +84,9 @@ impl ThingWords {
 
     /// A noun on its own, without article ("Kaffee" for `coffee`).
     pub fn bare(&self, word: &str) -> String {
+        if let Some(compound) = self.compounds.get(&word.replace('_', " ")) {
+            return compound.clone();
+        }
         word.split([' ', '_'])
             .map(|w| self.noun(w).1)
             .collect::<Vec<_>>()
@@ -162,8 +168,17 @@ mod tests {
             adjectives = { red = "rot", big = "groß" }
             articles = { nom = { m = "der", f = "die", n = "das" }, dat = { m = "dem", f = "der", n = "dem" } }
             endings = { nom = { m = "e", f = "e", n = "e" }, dat = { m = "en", f = "en", n = "en" } }
+            compounds = { "red wine" = "Rotwein" }
         "#;
         toml::from_str(table).expect("table")
+    }
+
+    #[test]
+    fn a_drink_of_several_words_is_one_noun_where_the_language_says_so() {
+        let words = german();
+        assert_eq!(words.bare("red wine"), "Rotwein");
+        assert_eq!(words.bare("red_wine"), "Rotwein");
+        assert_eq!(words.bare("cola zero"), "Cola Zero");
     }
 
     #[test]
