@@ -225,6 +225,7 @@ impl Understanding {
             heard: &heard,
             anchored,
             read: &read_with,
+            world,
         };
         let mut best = quality(&heard);
         let mut taken: Vec<Candidate> = Vec::new();
@@ -353,7 +354,7 @@ enum Only {
 }
 
 /// How well a turn was read (see [`quality`]).
-type Quality = (bool, bool, i32, Reverse<usize>);
+type Quality = (bool, bool, i32, Reverse<usize>, Reverse<usize>);
 
 /// Judges a trial of replacements against the turn as heard.
 struct Judge<'a> {
@@ -362,6 +363,8 @@ struct Judge<'a> {
     anchored: bool,
     /// Reads the turn with the replacements.
     read: &'a dyn Fn(&[Candidate]) -> Reading,
+    /// The table, for what its things can be in a request.
+    world: &'a World,
 }
 
 impl Judge<'_> {
@@ -379,7 +382,11 @@ impl Judge<'_> {
             && !self.anchored
             && !heard_a_thing;
         let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
-        (!invents_a_request && whole_if_known).then(|| quality(&reading))
+        // A gap can make a request of any words: then what it asks for must be at the table.
+        let grounded_if_gapped = read_closely(&reading) || names_only_the_table(&reading);
+        let sensible = !pours_from_what_holds_nothing(self.world, &reading);
+        (!invents_a_request && whole_if_known && grounded_if_gapped && sensible)
+            .then(|| quality(&reading))
     }
 
     /// Whether a template without gaps reads the turn with the replacements.
@@ -390,14 +397,18 @@ impl Judge<'_> {
     /// The same for a verb and a thing replaced together: a template without gaps reads the turn.
     fn pair(&self, trial: &[Candidate]) -> Option<Quality> {
         let reading = (self.read)(trial);
-        read_closely(&reading).then(|| quality(&reading))
+        (read_closely(&reading) && !pours_from_what_holds_nothing(self.world, &reading))
+            .then(|| quality(&reading))
     }
 }
 
-/// Replacements taken one at a time, most alike first, each where the reading
-/// gets better. One taken can make one tried before it worth taking ("has me
-/// the fan to": the drink reads only once the verb does), so after each pass
-/// that took one, those left are tried again. Returns those never taken.
+/// Replacements taken one at a time: in each pass every one left is tried
+/// beside those taken, and the one that reads the turn best is taken (of
+/// equals, the most alike), so that a close reading is not lost to a looser
+/// one tried first ("pass the fan to POS": "fanta" reads more of it than "to
+/// box"). One taken can make another worth taking ("has me the fan to": the
+/// drink reads only once the verb does), so passes go on while one is taken.
+/// Returns those never taken.
 fn take_singly(
     mut pending: Vec<Candidate>,
     judge: &Judge<'_>,
@@ -406,9 +417,8 @@ fn take_singly(
 ) -> Vec<Candidate> {
     let mut tries = 0;
     loop {
-        let mut left = Vec::new();
-        let before = taken.len();
-        for candidate in pending {
+        let mut chosen: Option<(usize, Quality)> = None;
+        for (index, candidate) in pending.iter().enumerate() {
             let overlaps = taken
                 .iter()
                 .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
@@ -418,18 +428,22 @@ fn take_singly(
             tries += 1;
             let mut trial = taken.clone();
             trial.push(candidate.clone());
-            match judge.single(&trial) {
-                Some(score) if score > *best => {
-                    *best = score;
-                    *taken = trial;
-                }
-                _ => left.push(candidate),
+            let Some(score) = judge.single(&trial) else {
+                continue;
+            };
+            let beats = chosen.as_ref().map_or(&*best, |(_, q)| q);
+            if score > *beats {
+                chosen = Some((index, score));
             }
         }
-        if taken.len() == before || left.is_empty() {
-            return left;
+        let Some((index, score)) = chosen else {
+            return pending;
+        };
+        *best = score;
+        taken.push(pending.remove(index));
+        if pending.is_empty() {
+            return pending;
         }
-        pending = left;
     }
 }
 
@@ -570,9 +584,36 @@ fn read_closely(reading: &Reading) -> bool {
     read_whole(reading) && !reading.matched.contains('*')
 }
 
+/// A pour from things of the table none of which holds anything ("I'd love
+/// some phone, could you pour it"): no correction makes one.
+fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
+    let Some(source) = reading.slots.source.as_ref() else {
+        return false;
+    };
+    let holds = |name: &String| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).contains.is_some())
+    };
+    reading.act == Act::Pour
+        && !source.candidates.is_empty()
+        && !source.candidates.iter().any(holds)
+}
+
+/// Whether every thing and person the reading names is at the table.
+fn names_only_the_table(reading: &Reading) -> bool {
+    let s = &reading.slots;
+    s.unknown_items.is_empty()
+        && s.things().all(|o| !o.candidates.is_empty())
+        && [&s.recipient, &s.person]
+            .into_iter()
+            .flatten()
+            .all(|p| p.name.is_some())
+}
+
 /// How well a turn was read: a known act first, then read whole, then mentions
 /// that name one thing or person at the table, less those that name nothing
-/// there; last, how many mentions name nothing.
+/// there, then fewer words skipped by gaps; last, how many mentions name nothing.
 fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
     let (mut score, mut lacking) = (0, s.unknown_items.len());
@@ -595,6 +636,7 @@ fn quality(reading: &Reading) -> Quality {
         reading.act != Act::Unknown,
         read_whole(reading),
         score,
+        Reverse(reading.skipped),
         Reverse(lacking),
     )
 }
@@ -1573,5 +1615,28 @@ mod tests {
         // Not after other words: "amazing" is no mangled "too".
         let heard = "at the red line look amazing.";
         assert_eq!(correct("dinner", "Felix", "Daniel", heard).text, heard);
+    }
+
+    #[test]
+    fn a_gapped_reading_of_a_correction_reads_as_much_as_it_can() {
+        // "pass the fanta pls": "to box" (a gap over "the fan to") read less of it.
+        let c = correct("softdrinks", "Daniel", "Felix", "Pass the fan to POS.");
+        assert!(c.text.contains("fanta"), "{}", c.text);
+        assert!(!c.text.contains("box"), "{}", c.text);
+    }
+
+    #[test]
+    fn no_correction_pours_from_a_thing_that_holds_nothing() {
+        let heard = "Felix, I'd love some fan, could you pour it into the red glass?";
+        let c = correct("softdrinks", "Daniel", "Felix", heard);
+        assert!(!c.text.contains("phone"), "{}", c.text);
+    }
+
+    #[test]
+    fn a_gapped_correction_asks_only_for_things_at_the_table() {
+        // "Sure" as "pour" would pour "this area".
+        let heard = "Sure, if you pass me this area, I'll pass me this area.";
+        let c = correct("dinner", "Felix", "Daniel", heard);
+        assert!(!c.text.to_lowercase().contains("pour"), "{}", c.text);
     }
 }

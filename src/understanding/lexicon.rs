@@ -475,6 +475,29 @@ impl<'a, 'w> Filler<'a, 'w> {
             .then_some(items)
     }
 
+    /// "this" alone before a word that names something ("pass me this area")
+    /// is that word's determiner, not "it": no slot is the one word.
+    fn determines_the_next_word(&self, span: &[String], to: usize) -> bool {
+        let rules = &self.grammar.normalize;
+        let [word] = span else {
+            return false;
+        };
+        let Some(next) = self.words.get(to) else {
+            return false;
+        };
+        let function_word = |w: &String| {
+            rules.not_in_objects.contains(w)
+                || rules.determiners.contains(w)
+                || rules.conjunctions.contains(w)
+                || rules.pronouns.contains_key(w)
+                || rules.referring.contains(w)
+        };
+        rules.referring.contains(word)
+            && rules.determiners.contains(word)
+            && !self.breaks.get(to).copied().unwrap_or(false)
+            && !function_word(next)
+    }
+
     fn list(&self, list: &str, span: &[String]) -> Option<String> {
         self.grammar
             .lists
@@ -498,6 +521,10 @@ impl SlotFiller for Filler<'_, '_> {
             return cached.clone();
         }
         let span = &self.words[from..to];
+        if self.determines_the_next_word(span, to) {
+            self.cache.insert(key, None);
+            return None;
+        }
         let value = match self.grammar.slots.get(name)? {
             SlotKind::Object => self.object(span, false).map(SlotValue::Object),
             SlotKind::Thing => self.object(span, true).map(SlotValue::Object),

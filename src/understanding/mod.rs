@@ -337,6 +337,7 @@ impl Understanding {
                     skipped: found.skipped,
                     word: word.clone(),
                 }),
+                skipped: found.skipped,
             };
             best = Some((score, reading));
         }
@@ -462,6 +463,7 @@ fn follow_up(
         matched: format!("follow_up of {}: {}", request.act.as_str(), reading.matched),
         heard: reading.heard,
         doubt: reading.doubt,
+        skipped: reading.skipped,
     }
 }
 
@@ -592,6 +594,7 @@ fn with_memory(
         heard: reading.heard,
         // A memory phrase is a full match of its own.
         doubt: None,
+        skipped: 0,
     }
 }
 

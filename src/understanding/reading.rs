@@ -247,6 +247,10 @@ pub struct Reading {
     /// Why the reading may not be what was meant; `None` when the stage is sure.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub doubt: Option<Doubt>,
+    /// How many words gaps (`*`) of the match skipped: of two gapped readings
+    /// of a misheard turn, the one that skips less read more of it.
+    #[serde(skip)]
+    pub skipped: usize,
 }
 
 /// Why a reading is not sure: something a full, grounded template match
@@ -316,6 +320,7 @@ impl Reading {
             matched: "none".into(),
             heard,
             doubt: Some(Doubt::NotUnderstood),
+            skipped: 0,
         }
     }
 

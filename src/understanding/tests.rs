@@ -450,6 +450,28 @@ fn it_after_a_thing_the_table_lacks_is_that_thing_not_an_earlier_one() {
     assert!(reading.doubt.is_some(), "{}", summary(&reading));
 }
 
+#[test]
+fn this_before_a_word_that_names_something_is_its_determiner_not_it() {
+    let earlier = [("Daniel", "Felix", "could you hand me the wine glass?")];
+    // Heard for "sure, if you pass me the cereal": "this" is not the wine glass.
+    let text = "Sure, if you pass me this area, I'll pass me this area.";
+    let reading = in_dialogue("dinner", &earlier, ("Felix", "Daniel", text));
+    assert_eq!(summary(&reading), "unknown");
+    // Alone, or before a word that names nothing, it is the thing just named.
+    for text in [
+        "pass me this",
+        "pass me this please",
+        "pass me this over there",
+    ] {
+        let reading = in_dialogue("dinner", &earlier, ("Felix", "Daniel", text));
+        assert_eq!(
+            summary(&reading),
+            "give object=wine_glass recipient=Felix",
+            "{text}"
+        );
+    }
+}
+
 /// Reads `text` by `speaker` to `listener` after the earlier turns (same form).
 fn in_dialogue(
     scene_name: &str,
