@@ -354,7 +354,7 @@ function readingSummary(event) {
   if (slots.person && slots.person.name) parts.push(`(${slots.person.name})`);
   if (slots.items && slots.items.length) parts.push(slots.items.map(thing).join(", "));
   if (slots.unknown_items && slots.unknown_items.length) parts.push(`not here: ${slots.unknown_items.join(", ")}`);
-  for (const key of ["category", "filter", "ability"]) if (slots[key]) parts.push(`${key}: ${slots[key].replace(/_/g, " ")}`);
+  for (const key of ["category", "filter", "ability", "fill", "liquid", "count"]) if (slots[key]) parts.push(`${key}: ${slots[key].replace(/_/g, " ")}`);
   if (slots.only) parts.push("only");
   return parts.join(" ");
 }
