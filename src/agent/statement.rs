@@ -131,10 +131,7 @@ fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Che
     let wrong: Vec<String> = present(world, mention)
         .into_iter()
         .filter(|(_, liquid)| liquid.is_some() != full)
-        .map(|(name, liquid)| match liquid {
-            Some(_) => held(&name, liquid.as_deref(), speech),
-            None => speech.say("note.is_empty", &[("object", &name)]),
-        })
+        .map(|(name, liquid)| held_or_empty(&name, liquid.as_deref(), speech))
         .collect();
     let comma = speech.word("words.list_comma");
     Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))))
@@ -147,10 +144,7 @@ fn holding(world: &World, speech: &Phrasebook, mention: &ObjectMention, liquid: 
     let wrong: Vec<String> = present(world, mention)
         .into_iter()
         .filter(|(_, held)| held.as_deref() != Some(liquid))
-        .map(|(name, held)| match held {
-            Some(_) => self::held(&name, held.as_deref(), speech),
-            None => speech.say("note.is_empty", &[("object", &name)]),
-        })
+        .map(|(name, held)| held_or_empty(&name, held.as_deref(), speech))
         .collect();
     let comma = speech.word("words.list_comma");
     (claim, (!wrong.is_empty()).then(|| wrong.join(comma)))
@@ -190,6 +184,14 @@ fn present(world: &World, mention: &ObjectMention) -> Vec<(String, Option<String
             (o.name.clone(), o.contains.clone())
         })
         .collect()
+}
+
+/// "milk_bottle holds milk", "red_glass is empty".
+fn held_or_empty(name: &str, liquid: Option<&str>, speech: &Phrasebook) -> String {
+    match liquid {
+        Some(_) => held(name, liquid, speech),
+        None => speech.say("note.is_empty", &[("object", name)]),
+    }
 }
 
 /// "milk_bottle holds milk", "cup_1 is here".

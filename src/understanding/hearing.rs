@@ -383,7 +383,7 @@ impl Judge<'_> {
             && !heard_a_thing;
         let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
         // A gap can make a request of any words: then what it asks for must be at the table.
-        let grounded_if_gapped = read_closely(&reading) || names_only_the_table(&reading);
+        let grounded_if_gapped = read_closely(&reading) || lacking(&reading) == 0;
         let sensible = !pours_from_what_holds_nothing(self.world, &reading);
         (!invents_a_request && whole_if_known && grounded_if_gapped && sensible)
             .then(|| quality(&reading))
@@ -441,9 +441,6 @@ fn take_singly(
         };
         *best = score;
         taken.push(pending.remove(index));
-        if pending.is_empty() {
-            return pending;
-        }
     }
 }
 
@@ -600,23 +597,12 @@ fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
         && !source.candidates.iter().any(holds)
 }
 
-/// Whether every thing and person the reading names is at the table.
-fn names_only_the_table(reading: &Reading) -> bool {
-    let s = &reading.slots;
-    s.unknown_items.is_empty()
-        && s.things().all(|o| !o.candidates.is_empty())
-        && [&s.recipient, &s.person]
-            .into_iter()
-            .flatten()
-            .all(|p| p.name.is_some())
-}
-
 /// How well a turn was read: a known act first, then read whole, then mentions
 /// that name one thing or person at the table, less those that name nothing
 /// there, then fewer words skipped by gaps; last, how many mentions name nothing.
 fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
-    let (mut score, mut lacking) = (0, s.unknown_items.len());
+    let mut score = 0;
     for o in s.things() {
         score += match o.candidates.len() {
             1 => 2,
@@ -625,11 +611,9 @@ fn quality(reading: &Reading) -> Quality {
         };
         // Named only with a word left out ("the old milk"): less than named in full.
         score -= i32::from(o.left_out.is_some());
-        lacking += usize::from(o.candidates.is_empty());
     }
     for p in [&s.recipient, &s.person].into_iter().flatten() {
         score += if p.name.is_some() { 2 } else { -2 };
-        lacking += usize::from(p.name.is_none());
     }
     score -= 2 * s.unknown_items.len() as i32;
     (
@@ -637,8 +621,20 @@ fn quality(reading: &Reading) -> Quality {
         read_whole(reading),
         score,
         Reverse(reading.skipped),
-        Reverse(lacking),
+        Reverse(lacking(reading)),
     )
+}
+
+/// How many of the things and persons the reading names are not at the table.
+fn lacking(reading: &Reading) -> usize {
+    let s = &reading.slots;
+    let things = s.things().filter(|o| o.candidates.is_empty()).count();
+    let persons = [&s.recipient, &s.person]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.name.is_none())
+        .count();
+    s.unknown_items.len() + things + persons
 }
 
 fn tokens(text: &str) -> Vec<Token> {

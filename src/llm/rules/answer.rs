@@ -425,30 +425,39 @@ impl RulesBrain {
         if wrong.is_empty() {
             return if said.is_empty() { None } else { self.agree(s) };
         }
-        let speech = &self.speech;
         let text = if claimed_full {
-            let names: Vec<String> = wrong.iter().map(|l| speech.object(&l.name)).collect();
-            let key = if names.len() > 1 {
-                "correct.are_empty"
-            } else {
-                "correct.is_empty"
-            };
-            speech.say(key, &[("objects", &speech.and_list(&names))])
+            self.are_empty(&wrong)
         } else {
-            let parts: Vec<String> = wrong
-                .iter()
-                .map(|l| {
-                    let liquid = speech.noun(&l.contains.clone().unwrap_or_default());
-                    let object = speech.object(&l.name);
-                    speech.say(
-                        "correct.liquid_in",
-                        &[("liquid", &liquid), ("object", &object)],
-                    )
-                })
-                .collect();
-            speech.say("correct.still", &[("parts", &speech.and_list(&parts))])
+            let parts: Vec<String> = wrong.iter().map(|l| self.held_in(l)).collect();
+            let parts = self.speech.and_list(&parts);
+            self.speech.say("correct.still", &[("parts", &parts)])
         };
         self.say_to(s, "All".into(), text)
+    }
+
+    /// "Sorry to interrupt: the red glass is empty." for the containers listed.
+    fn are_empty(&self, empty: &[&&Listed]) -> String {
+        let speech = &self.speech;
+        let names: Vec<String> = empty.iter().map(|l| speech.object(&l.name)).collect();
+        let key = match names.len() {
+            1 => "correct.is_empty",
+            _ => "correct.are_empty",
+        };
+        speech.say(key, &[("objects", &speech.and_list(&names))])
+    }
+
+    /// "cola in the red glass", or "nothing in the red glass".
+    fn held_in(&self, listed: &Listed) -> String {
+        let object = self.speech.object(&listed.name);
+        match &listed.contains {
+            Some(held) => self.speech.say(
+                "correct.liquid_in",
+                &[("liquid", &self.speech.noun(held)), ("object", &object)],
+            ),
+            None => self
+                .speech
+                .say("correct.nothing_in", &[("object", &object)]),
+        }
     }
 
     /// "There is tea in the big cup." — corrected for each container that holds
@@ -461,30 +470,13 @@ impl RulesBrain {
         if wrong.is_empty() {
             return if said.is_empty() { None } else { self.agree(s) };
         }
-        let speech = &self.speech;
-        if wrong.iter().all(|l| l.contains.is_none()) {
-            let names: Vec<String> = wrong.iter().map(|l| speech.object(&l.name)).collect();
-            let key = match names.len() {
-                1 => "correct.is_empty",
-                _ => "correct.are_empty",
-            };
-            let text = speech.say(key, &[("objects", &speech.and_list(&names))]);
-            return self.say_to(s, "All".into(), text);
-        }
-        let parts: Vec<String> = wrong
-            .iter()
-            .map(|l| {
-                let object = speech.object(&l.name);
-                match &l.contains {
-                    Some(held) => speech.say(
-                        "correct.liquid_in",
-                        &[("liquid", &speech.noun(held)), ("object", &object)],
-                    ),
-                    None => speech.say("correct.nothing_in", &[("object", &object)]),
-                }
-            })
-            .collect();
-        let text = speech.say("correct.holds", &[("parts", &speech.and_list(&parts))]);
+        let text = if wrong.iter().all(|l| l.contains.is_none()) {
+            self.are_empty(&wrong)
+        } else {
+            let parts: Vec<String> = wrong.iter().map(|l| self.held_in(l)).collect();
+            let parts = self.speech.and_list(&parts);
+            self.speech.say("correct.holds", &[("parts", &parts)])
+        };
         self.say_to(s, "All".into(), text)
     }
 
