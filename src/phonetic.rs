@@ -76,6 +76,8 @@ fn substitution(a: Sound, b: Sound) -> f32 {
         (C('θ'), C('t')) | (C('t'), C('θ')) => 0.5,
         (C('m'), C('n')) | (C('n'), C('m')) => 0.6,
         (C('p'), C('f')) | (C('f'), C('p')) => 0.6,
+        // Stops heard at another place ("cuts" for "cups"), the commonest slip.
+        (C('p' | 't' | 'k'), C('p' | 't' | 'k')) => 0.7,
         _ => 1.0,
     }
 }
@@ -148,10 +150,13 @@ mod tests {
             ("teeth", "tea"),
             ("fan to", "fanta"),
             ("coal a", "cola"),
+            ("cuts", "cups"),
         ] {
             let s = similarity(heard, meant);
             assert!(s >= 0.6, "{heard} ~ {meant}: {s}");
         }
+        // A stop at another place is nearer than a stop for a glide.
+        assert!(similarity("cut", "cup") > similarity("cut", "cow"));
         // A lost first consonant: alike, less so.
         assert!(similarity("last", "glass") >= 0.5);
     }

@@ -10,6 +10,9 @@ use serde::Deserialize;
 use super::reading::Act;
 use super::template::{self, Element, Names};
 
+/// The roles a pronoun or a bound person slot stands for (see `Lexicon::pronoun`).
+pub const PERSON_ROLES: [&str; 5] = ["speaker", "listener", "other", "robot", "all"];
+
 /// What a slot holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlotKind {
@@ -332,7 +335,13 @@ impl Grammar {
                 (name.clone(), phrases)
             })
             .collect();
-        let known_slot = |name: &str| slots.contains_key(name);
+        let known_slot = |name: &str| match name.split_once('=') {
+            None => slots.contains_key(name),
+            Some((slot, role)) => {
+                slots.get(slot.trim()) == Some(&SlotKind::Person)
+                    && PERSON_ROLES.contains(&role.trim())
+            }
+        };
         let names = Names {
             rules: &file.rules,
             slots: &known_slot,

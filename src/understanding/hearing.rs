@@ -48,6 +48,9 @@ const TOGETHER_POOL: usize = 8;
 const MAX_SETS: usize = 24;
 /// The rank of a word written for another that sounds the same ("two" for "too").
 const HOMOPHONE_RANK: f32 = 1.0;
+/// How alike a known word after an opener ("would you") must sound to one of
+/// the sentences' verbs to be tried as that verb misheard ("feel" → fill).
+const SAME_SOUND_AS_A_VERB: f32 = 0.85;
 /// Verbs tried in place of one heard word.
 const VERBS_PER_WORD: usize = 3;
 
@@ -878,13 +881,16 @@ fn candidates(
             let alike = targets
                 .iter()
                 .rev()
-                .map(|t| (t, similarity(&heard, &t.word)))
-                .filter(|(t, s)| *s >= needed_for(t))
+                .map(|t| {
+                    let (s, plural) = alike_as_said_or_plural(&heard, t);
+                    (t, s, plural)
+                })
+                .filter(|(t, s, _)| *s >= needed_for(t))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            out.extend(alike.map(|(t, similarity)| Candidate {
+            out.extend(alike.map(|(t, similarity, ending)| Candidate {
                 at,
                 len,
-                target: t.spoken.clone(),
+                target: format!("{}{ending}", t.spoken),
                 similarity,
                 thing: t.thing,
                 verb: false,
@@ -922,6 +928,32 @@ fn candidates(
         }
     }
     out
+}
+
+/// How alike `heard` sounds to target `t`, and the plural ending to put after
+/// it: a thing heard in the plural is compared by its stem ("cuts" → cups,
+/// "classes" → glasses), as the sentences read plurals (`Lexicon::as_written`).
+fn alike_as_said_or_plural<'a>(heard: &'a str, t: &Target) -> (f32, &'a str) {
+    let as_said = (similarity(heard, &t.word), "");
+    if !t.thing || t.word.contains(' ') || heard.contains(' ') {
+        return as_said;
+    }
+    ["es", "s"]
+        .into_iter()
+        .filter_map(|ending| {
+            let stem = heard.strip_suffix(ending)?;
+            let stem_len = stem.chars().count();
+            (stem_len >= 3 && !t.word.ends_with(ending)).then(|| {
+                (
+                    similarity(stem, &t.word),
+                    &heard[heard.len() - ending.len()..],
+                )
+            })
+        })
+        .fold(
+            as_said,
+            |best, plural| if plural.0 > best.0 { plural } else { best },
+        )
 }
 
 /// Whether the word at token `at` may be left out as mangled at the utterance's
@@ -1024,7 +1056,18 @@ fn may_be_a_misheard_verb(
     // heard as said ("you can have the big one" is no "shove"). A question's
     // first word is its own ("is the oat milk vegan?").
     let first = at_onset(tokens, at, vocabulary, words) && !question;
-    (first || before_me) && !words.verbs.contains(word) && !words.recipients.contains(word)
+    // After an opener only a word that sounds as a verb does was misheard
+    // ("would you feel the big glass" for "fill"; "have" is no "shove").
+    let as_a_verb = || {
+        opens_at(tokens, at, vocabulary, words)
+            && words
+                .verbs
+                .iter()
+                .any(|v| similarity(word, v) >= SAME_SOUND_AS_A_VERB)
+    };
+    (first || before_me || as_a_verb())
+        && !words.verbs.contains(word)
+        && !words.recipients.contains(word)
 }
 
 /// Whether token `at` comes first in the utterance, after openers ("can
@@ -1313,6 +1356,48 @@ mod tests {
             "Has me the fan to then, more for me.",
         );
         assert!(c.text.starts_with("pass me the fanta"), "{c:?}");
+    }
+
+    #[test]
+    fn a_thing_heard_in_the_plural_is_compared_by_its_stem() {
+        // "cuts" is as near "cows" (a word of the milk) as "cup" whole; its
+        // stem "cut" is one stop from "cup", and the plural stays.
+        let c = correct(
+            "coffee",
+            "Felix",
+            "Daniel",
+            "There are no cuts left, they're all in the dishwasher.",
+        );
+        assert_eq!(
+            c.text, "There are no cups left, they're all in the dishwasher.",
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_known_word_after_an_opener_that_sounds_as_a_verb_is_that_verb() {
+        let c = correct(
+            "dinner",
+            "Felix",
+            "Daniel",
+            "Would you feel the big glass with beer for me, Daniel?",
+        );
+        assert!(c.text.starts_with("Would you fill the big glass"), "{c:?}");
+        // A verb of its own that sounds like none is left as said.
+        let c = correct("dinner", "Felix", "Daniel", "You can have the big one.");
+        assert!(c.corrections.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn a_homophone_of_a_verb_is_tried_in_its_place() {
+        // "Poor" had been read as "beer": a pour for the speaker, not for Felix.
+        let c = correct(
+            "dinner",
+            "Daniel",
+            "the_robot",
+            "Poor Felix, some wine, please.",
+        );
+        assert_eq!(c.text, "pour Felix, some wine, please.", "{c:?}");
     }
 
     #[test]

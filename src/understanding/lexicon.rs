@@ -538,6 +538,18 @@ impl SlotFiller for Filler<'_, '_> {
         value
     }
 
+    /// A person bound by a template to a pronoun's role ("können Sie …":
+    /// `{person=listener}`).
+    fn bound(&mut self, name: &str, value: &str) -> Option<SlotValue> {
+        match self.grammar.slots.get(name)? {
+            SlotKind::Person => Some(SlotValue::Person(PersonMention {
+                said: String::new(),
+                name: self.lexicon.pronoun(value, self.context)?,
+            })),
+            _ => None,
+        }
+    }
+
     fn max_span(&self, name: &str) -> usize {
         match self.grammar.slots.get(name) {
             Some(SlotKind::Items) => 12,

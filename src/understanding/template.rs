@@ -2,6 +2,8 @@
 //! alternatives `(pass|hand|give)`, optional parts `[please]`, slots
 //! `{object}`, shared rules `<request>` (expanded when the file is loaded) and
 //! gaps `*` (any few words, so that a template can catch what exact ones miss).
+//! A slot may be bound without words, `{person=listener}`: German "können Sie
+//! …" says who is asked by the verb's form, not by a word a slot could take.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +16,8 @@ pub enum Element {
     Choice(Vec<Vec<Element>>),
     /// A slot, filled from the scene or a word list.
     Slot(String),
+    /// A slot bound to a value without taking words (`{person=listener}`).
+    Bound(String, String),
     /// Any 0 to [`MAX_GAP`] words.
     Gap,
 }
@@ -26,7 +30,7 @@ pub fn literal_words(elements: &[Element], into: &mut std::collections::BTreeSet
                 into.insert(w.to_lowercase());
             }
             Element::Choice(options) => options.iter().for_each(|o| literal_words(o, into)),
-            Element::Slot(_) | Element::Gap => {}
+            Element::Slot(_) | Element::Bound(..) | Element::Gap => {}
         }
     }
 }
@@ -122,7 +126,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, TemplateError> {
 pub struct Names<'a> {
     /// Rule name to its template text.
     pub rules: &'a BTreeMap<String, String>,
-    /// Known slot names.
+    /// Known slot names, and bound slots (`person=listener`) whose value the slot's kind knows.
     pub slots: &'a dyn Fn(&str) -> bool,
 }
 
@@ -184,10 +188,17 @@ fn parse_sequence(
                 continue;
             }
             Token::Slot(name) => {
+                let (slot, bound) = match name.split_once('=') {
+                    Some((slot, value)) => (slot.trim(), Some(value.trim())),
+                    None => (name.as_str(), None),
+                };
                 if !(names.slots)(name) {
                     return Err(TemplateError::UnknownSlot(name.clone()));
                 }
-                out.push(Element::Slot(name.clone()));
+                out.push(match bound {
+                    Some(value) => Element::Bound(slot.to_string(), value.to_string()),
+                    None => Element::Slot(slot.to_string()),
+                });
             }
             Token::Rule(name) => {
                 if expanding.contains(name) {
@@ -237,7 +248,7 @@ pub fn needed_words(elements: &[Element]) -> Vec<Vec<String>> {
                     needs.push(union);
                 }
             }
-            Element::Slot(_) | Element::Gap => {}
+            Element::Slot(_) | Element::Bound(..) | Element::Gap => {}
         }
     }
     needs
@@ -258,6 +269,11 @@ pub trait SlotFiller {
     fn fill(&mut self, name: &str, from: usize, to: usize) -> Option<Self::Value>;
     /// The longest span a slot may take.
     fn max_span(&self, name: &str) -> usize;
+    /// The value of slot `name` bound to `value` in the template, taking no
+    /// words, if the slot's kind knows such a value.
+    fn bound(&mut self, _name: &str, _value: &str) -> Option<Self::Value> {
+        None
+    }
 }
 
 /// A successful match: filled slots in order, and the words skipped by gaps.
@@ -349,6 +365,17 @@ impl<F: SlotFiller> Search<'_, '_, F> {
                     }
                     ok
                 })
+            }
+            Element::Bound(name, value) => {
+                let Some(value) = self.filler.bound(name, value) else {
+                    return false;
+                };
+                self.slots.push((name.clone(), value));
+                let ok = self.run(stack, at);
+                if !ok {
+                    self.slots.pop();
+                }
+                ok
             }
             Element::Slot(name) => {
                 let most = self.filler.max_span(name).min(self.words.len() - at);
@@ -472,6 +499,41 @@ mod tests {
             Err(TemplateError::Recursive("loop".into()))
         );
         assert_eq!(compile("  ", &names), Err(TemplateError::Empty));
+    }
+
+    /// Fills nothing from words; binds `{object=listener}` to 7.
+    struct Binding;
+    impl SlotFiller for Binding {
+        type Value = usize;
+        fn fill(&mut self, _name: &str, _from: usize, _to: usize) -> Option<usize> {
+            None
+        }
+        fn max_span(&self, _name: &str) -> usize {
+            1
+        }
+        fn bound(&mut self, name: &str, value: &str) -> Option<usize> {
+            (name == "object" && value == "listener").then_some(7)
+        }
+    }
+
+    #[test]
+    fn a_bound_slot_takes_no_words() {
+        let rules = BTreeMap::new();
+        let slots = |n: &str| n == "object" || n == "object=listener" || n == "object=other";
+        let names = Names {
+            rules: &rules,
+            slots: &slots,
+        };
+        let t = compile("can sie {object=listener} reach", &names).expect("compiles");
+        let m = matches(&t, &words("can sie reach"), &mut Binding).expect("matches");
+        assert_eq!(m.slots, vec![("object".to_string(), 7)]);
+        // A value the filler does not bind never matches.
+        let t = compile("can sie {object=other} reach", &names).expect("compiles");
+        assert!(matches(&t, &words("can sie reach"), &mut Binding).is_none());
+        assert_eq!(
+            compile("{object=nobody}", &names),
+            Err(TemplateError::UnknownSlot("object=nobody".into()))
+        );
     }
 
     #[test]

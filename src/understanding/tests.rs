@@ -61,7 +61,19 @@ pub(super) fn summary(r: &Reading) -> String {
 }
 
 fn check(scene_name: &str, cases: &[(&str, &str)]) {
-    let stage = stage();
+    check_with(&stage(), scene_name, cases);
+}
+
+/// The shipped German sentences.
+fn german() -> Understanding {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("languages/de");
+    crate::language::Language::load(&folder)
+        .expect("German loads")
+        .understanding()
+        .clone()
+}
+
+fn check_with(stage: &Understanding, scene_name: &str, cases: &[(&str, &str)]) {
     let world = scene::load(scene_name).expect("scene");
     let mut wrong = Vec::new();
     for (line, expected) in cases {
@@ -337,6 +349,38 @@ fn what_a_container_is_said_to_hold_is_a_liquid_of_the_table_or_of_the_list() {
             ("Daniel>Felix: the small cup is hot", "unknown"),
             // Nor is a word no drink has.
             ("Daniel>Felix: the large cup is lovely", "unknown"),
+        ],
+    );
+}
+
+#[test]
+fn german_ability_questions_with_du_and_sie() {
+    let beer_for =
+        |person: &str| format!("ask_ability object=beer_bottle person={person} ability=reach");
+    let (robot, felix) = (beer_for("the_robot"), beer_for("Felix"));
+    check_with(
+        &german(),
+        "dinner",
+        &[
+            // Sie: the verb's form says who is asked.
+            (
+                "Daniel>the_robot: Können Sie das Bier erreichen?",
+                robot.as_str(),
+            ),
+            (
+                "Daniel>the_robot: Kommen Sie eigentlich an das Bier heran?",
+                robot.as_str(),
+            ),
+            (
+                "Daniel>Felix: Könnten Sie von dort aus das Bier erreichen?",
+                felix.as_str(),
+            ),
+            // du, and the verb's particle closing the question.
+            ("Daniel>Felix: kommst du an das bier ran", felix.as_str()),
+            (
+                "Daniel>the_robot: Kommt Felix noch an das Bier dran?",
+                felix.as_str(),
+            ),
         ],
     );
 }
