@@ -337,10 +337,13 @@ impl Grammar {
             .collect();
         let known_slot = |name: &str| match name.split_once('=') {
             None => slots.contains_key(name),
-            Some((slot, role)) => {
-                slots.get(slot.trim()) == Some(&SlotKind::Person)
-                    && PERSON_ROLES.contains(&role.trim())
-            }
+            Some((slot, value)) => match slots.get(slot.trim()) {
+                Some(SlotKind::Person) => PERSON_ROLES.contains(&value.trim()),
+                Some(SlotKind::List(list)) => lists
+                    .get(list)
+                    .is_some_and(|phrases| phrases.iter().any(|(v, _)| v == value.trim())),
+                _ => false,
+            },
         };
         let names = Names {
             rules: &file.rules,
@@ -452,6 +455,18 @@ sentences = ["give me {object}"]
             error,
             "sentences.toml:7: template \"give me {place}\": unknown slot {place}"
         );
+        // A bound slot must name a value its kind knows.
+        let bound = MINIMAL
+            .replace(
+                "object = \"object\"",
+                "object = \"object\"\nperson = \"person\"",
+            )
+            .replace("give me {object}", "give {person=listner} {object}");
+        let error = Grammar::parse(&bound, path)
+            .expect_err("unknown role")
+            .to_string();
+        assert!(error.ends_with("unknown slot {person=listner}"), "{error}");
+        assert!(Grammar::parse(&bound.replace("listner", "listener"), path).is_ok());
         let bad = MINIMAL.replace("give me {object}", "(give|hand me {object}");
         let error = Grammar::parse(&bad, path)
             .expect_err("unbalanced")

@@ -539,13 +539,21 @@ impl SlotFiller for Filler<'_, '_> {
     }
 
     /// A person bound by a template to a pronoun's role ("können Sie …":
-    /// `{person=listener}`).
+    /// `{person=listener}`), or a list's value said by the verb ("hast du
+    /// leergetrunken": `{fill=empty}`).
     fn bound(&mut self, name: &str, value: &str) -> Option<SlotValue> {
         match self.grammar.slots.get(name)? {
             SlotKind::Person => Some(SlotValue::Person(PersonMention {
                 said: String::new(),
                 name: self.lexicon.pronoun(value, self.context)?,
             })),
+            SlotKind::List(list) => self
+                .grammar
+                .lists
+                .get(list)?
+                .iter()
+                .any(|(v, _)| v == value)
+                .then(|| SlotValue::Value(value.to_string())),
             _ => None,
         }
     }

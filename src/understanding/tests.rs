@@ -49,6 +49,7 @@ pub(super) fn summary(r: &Reading) -> String {
         ("filter", &s.filter),
         ("ability", &s.ability),
         ("liquid", &s.liquid),
+        ("fill", &s.fill),
     ] {
         if let Some(v) = value {
             out.push(format!("{key}={v}"));
@@ -383,6 +384,33 @@ fn german_ability_questions_with_du_and_sie() {
             ),
         ],
     );
+}
+
+#[test]
+fn german_a_verb_may_say_how_full_a_thing_is() {
+    let empty = "state_contents object=wine_bottle person=Felix fill=empty";
+    check_with(
+        &german(),
+        "dinner",
+        &[
+            (
+                "Daniel>Felix: Na ja, den Rotwein hast du eh schon leergetrunken.",
+                empty,
+            ),
+            ("Daniel>Felix: du hast den wein leer getrunken", empty),
+        ],
+    );
+    // Asked, not claimed.
+    let world = scene::load("dinner").expect("scene");
+    let asked = german().read(
+        &world,
+        &Utterance {
+            speaker: "Daniel",
+            listener: "Felix",
+            text: "hast du den Wein schon ausgetrunken?",
+        },
+    );
+    assert_ne!(asked.act, Act::StateContents, "{}", summary(&asked));
 }
 
 #[test]
