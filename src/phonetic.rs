@@ -97,13 +97,18 @@ pub fn similarity(a: &str, b: &str) -> f32 {
     if longest == 0 {
         return 0.0;
     }
+    (1.0 - distance(&ka, &kb) / longest as f32).max(0.0)
+}
+
+/// Weighted edit distance between two sound keys.
+fn distance(ka: &[Sound], kb: &[Sound]) -> f32 {
     let mut row: Vec<f32> = std::iter::once(0.0)
         .chain(kb.iter().scan(0.0, |sum, s| {
             *sum += insertion(*s);
             Some(*sum)
         }))
         .collect();
-    for x in &ka {
+    for x in ka {
         let mut diagonal = row[0];
         row[0] += insertion(*x);
         for (j, y) in kb.iter().enumerate() {
@@ -114,7 +119,39 @@ pub fn similarity(a: &str, b: &str) -> f32 {
                 .min(row[j + 1] + insertion(*x));
         }
     }
-    (1.0 - row[kb.len()] / longest as f32).max(0.0)
+    row[kb.len()]
+}
+
+/// Most sounds at the end of a word a recogniser may drop ("fan" for fanta).
+const LOST_ENDING: usize = 2;
+/// Fewest sounds heard before such an ending.
+const KEPT_BEFORE_A_LOST_ENDING: usize = 3;
+/// Cost of each sound of a lost ending.
+const LOST_ENDING_COST: f32 = 0.25;
+
+/// As [`similarity`], but `meant`'s last sound or two, unheard, cost little:
+/// recognisers drop a word's weak last syllable ("fan" for fanta, whose
+/// vowel alone would make it "phone"). Never below [`similarity`].
+pub fn similarity_losing_the_end(heard: &str, meant: &str) -> f32 {
+    let whole = similarity(heard, meant);
+    let (kh, km) = (sound_key(heard), sound_key(meant));
+    // A weak last syllable is open: it ends on a vowel ("-ta", "-a"), never
+    // on a consonant ("smart-phone" is no "sword").
+    let open_ending = matches!(km.last(), Some(Sound::Vowel(_)));
+    if kh.len() < KEPT_BEFORE_A_LOST_ENDING || km.len() <= kh.len() || !open_ending {
+        return whole;
+    }
+    let longest = km.len() as f32;
+    (km.len()
+        .saturating_sub(LOST_ENDING)
+        .max(KEPT_BEFORE_A_LOST_ENDING)..km.len())
+        .map(|kept| {
+            let lost = (km.len() - kept) as f32 * LOST_ENDING_COST;
+            let prefix = distance(&kh, &km[..kept]);
+            1.0 - (prefix + lost) / longest
+        })
+        .fold(whole, f32::max)
+        .max(0.0)
 }
 
 /// Edit distance (substitutions, deletions, insertions) between two sequences.
@@ -175,6 +212,29 @@ mod tests {
         }
         assert_eq!(similarity("", ""), 0.0);
         assert_eq!(similarity("Fanta", "fanta"), 1.0);
+    }
+
+    #[test]
+    fn a_lost_last_syllable_costs_little() {
+        let fan = |meant| similarity_losing_the_end("fan", meant);
+        assert!(
+            fan("fanta") > fan("phone"),
+            "{} {}",
+            fan("fanta"),
+            fan("phone")
+        );
+        assert_eq!(
+            similarity_losing_the_end("mud", "mug"),
+            similarity("mud", "mug")
+        );
+        // Too little heard to tell: "be" is not "beer".
+        assert_eq!(
+            similarity_losing_the_end("be", "beer"),
+            similarity("be", "beer")
+        );
+        // Only an open syllable is weak.
+        let sword = |meant| similarity_losing_the_end("sword", meant);
+        assert_eq!(sword("smartphone"), similarity("sword", "smartphone"));
     }
 
     #[test]

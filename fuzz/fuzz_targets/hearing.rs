@@ -70,8 +70,14 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         let verbs = stage.grammar().words_of_rules(|name| name.ends_with("_verb"));
-        // A word of the table, a verb, or a name of several of the table's words ("cola zero").
-        let of_the_table = |word: &str| vocabulary.iter().any(|w| w.word == word);
+        // A word of the table (or its plural, "cups"), a verb, or a name of
+        // several of the table's words ("cola zero").
+        let of_the_table = |word: &str| {
+            [Some(word), word.strip_suffix("es"), word.strip_suffix('s')]
+                .into_iter()
+                .flatten()
+                .any(|stem| vocabulary.iter().any(|w| w.word == stem))
+        };
         assert!(
             to.split(' ').all(of_the_table) || verbs.contains(&to),
             "corrected toward {to:?}, which the table lacks"

@@ -301,6 +301,12 @@ fn statements_about_the_table() {
                 "Daniel>Felix: We only have fanta.",
                 "state_inventory items=fanta_bottle only",
             ),
+            // As a recogniser often writes it; "you'll have" is an offer.
+            (
+                "Daniel>Felix: We'll only have fanta tonight.",
+                "state_inventory items=fanta_bottle only",
+            ),
+            ("Daniel>Felix: you'll have fanta", "unknown"),
             (
                 "Daniel>Felix: We have two options, cola and fanta.",
                 "state_inventory items=cola_bottle,fanta_bottle",
