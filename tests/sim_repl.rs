@@ -87,26 +87,10 @@ fn json_events_and_the_arrow_form() {
 
 #[test]
 fn without_options_sim_runs_softdrinks_with_the_rules_baseline_when_no_llm_is_configured() {
-    let output = Command::new(env!("CARGO_BIN_EXE_attentive"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("sim")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ATTENTIVE_LLM__BASE_URL")
-        .env_remove("ATTENTIVE_SIM__BRAIN")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            if let Some(mut stdin) = child.stdin.take() {
-                stdin.write_all(
-                    b"Felix said to Daniel: Daniel, please hand me the red glass.\n:quit\n",
-                )?;
-            }
-            child.wait_with_output()
-        })
-        .expect("run attentive sim");
+    let output = sim_without_llm(
+        &[],
+        b"Felix said to Daniel: Daniel, please hand me the red glass.\n:quit\n",
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let first = stdout.lines().next().unwrap_or_default();
     assert!(
@@ -118,4 +102,42 @@ fn without_options_sim_runs_softdrinks_with_the_rules_baseline_when_no_llm_is_co
         stdout.contains("robot hand_object_over_to_person: You handed red_glass to Felix"),
         "{stdout}"
     );
+}
+
+/// "There are no glasses": the rules brain names every empty glass still
+/// there, not only the first it finds.
+#[test]
+fn a_wrong_absence_of_several_things_names_them_all() {
+    let output = sim_without_llm(
+        &["--brain", "rules", "--scene", "softdrinks"],
+        b"Daniel said to Felix: there are no glasses left, they're all in the dishwasher\n:quit\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("the red glass and the blue glass are still here"),
+        "{stdout}"
+    );
+}
+
+/// `attentive sim ARGS` with no LLM configured, `input` on its standard input.
+fn sim_without_llm(args: &[&str], input: &[u8]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_attentive"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("sim")
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ATTENTIVE_LLM__BASE_URL")
+        .env_remove("ATTENTIVE_SIM__BRAIN")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin.write_all(input)?;
+            }
+            child.wait_with_output()
+        })
+        .expect("run attentive sim")
 }

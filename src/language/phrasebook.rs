@@ -65,6 +65,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("correct.also", &["things"]),
     ("correct.still_in", &["liquid", "object"]),
     ("correct.still_here", &["object"]),
+    ("correct.all_still_here", &["objects"]),
     ("correct.agreed_absent", &["thing"]),
     ("correct.is_empty", &["objects"]),
     ("correct.are_empty", &["objects"]),

@@ -364,6 +364,18 @@ impl RulesBrain {
             .iter()
             .filter(|l| mention.candidates.contains(&l.name))
             .collect();
+        // "There are no glasses": every empty one still here is named.
+        if present.len() > 1 && present.iter().all(|l| l.contains.is_none()) {
+            let names: Vec<String> = present
+                .iter()
+                .map(|l| self.speech.object(&l.name))
+                .collect();
+            let objects = self.speech.and_list(&names);
+            let text = self
+                .speech
+                .say("correct.all_still_here", &[("objects", &objects)]);
+            return self.say_to(s, "All".into(), text);
+        }
         let text = match present
             .iter()
             .find(|l| l.contains.is_some())
