@@ -141,3 +141,17 @@ fn sim_without_llm(args: &[&str], input: &[u8]) -> std::process::Output {
         })
         .expect("run attentive sim")
 }
+
+/// "The cola and the fanta are all gone": each one still holding its drink is named.
+#[test]
+fn a_wrong_absence_of_several_drinks_names_what_each_holds() {
+    let output = sim_without_llm(
+        &["--brain", "rules", "--scene", "softdrinks"],
+        b"Daniel said to Felix: the cola and the fanta are all gone\n:quit\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("there is still cola in the cola bottle and fanta in the fanta bottle"),
+        "{stdout}"
+    );
+}

@@ -44,6 +44,9 @@ fn absent(
     reading: &Reading,
 ) -> Option<Checked> {
     let comma = speech.word("words.list_comma");
+    if reading.slots.object.is_none() && !reading.slots.items.is_empty() {
+        return Some(several_absent(world, speech, reading));
+    }
     let Some(mention) = reading.slots.object.as_ref() else {
         let filter_name = reading.slots.filter.as_deref()?;
         let filter = grammar.filters.get(filter_name)?;
@@ -64,6 +67,26 @@ fn absent(
         .or(present.first())
         .map(|(name, liquid)| held(name, liquid.as_deref(), speech));
     Some((claim, fact))
+}
+
+/// "The cola and the fanta are gone": wrong when any of them is on the table.
+fn several_absent(world: &World, speech: &Phrasebook, reading: &Reading) -> Checked {
+    let comma = speech.word("words.list_comma");
+    let said: Vec<&str> = reading
+        .slots
+        .items
+        .iter()
+        .map(|m| m.said.as_str())
+        .collect();
+    let claim = speech.say("note.claim_none", &[("thing", &said.join(comma))]);
+    let present: Vec<String> = reading
+        .slots
+        .items
+        .iter()
+        .flat_map(|m| present(world, m))
+        .map(|(name, liquid)| held(&name, liquid.as_deref(), speech))
+        .collect();
+    (claim, (!present.is_empty()).then(|| present.join(comma)))
 }
 
 /// "We only have fanta", "there is cola and lemonade": wrong when a thing
@@ -223,6 +246,14 @@ mod tests {
             "Felix",
             &reading,
         )
+    }
+
+    #[test]
+    fn a_wrong_absence_of_several_things_names_each_one_there() {
+        let note = verdict_of("the cola and the fanta are all gone").expect("a statement");
+        assert!(note.contains("cola_bottle holds cola"), "{note}");
+        assert!(note.contains("fanta_bottle holds fanta"), "{note}");
+        assert!(note.ends_with("the statement is wrong."), "{note}");
     }
 
     #[test]

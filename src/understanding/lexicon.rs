@@ -462,7 +462,19 @@ impl<'a, 'w> Filler<'a, 'w> {
             let comma = i < to && i > start && self.breaks.get(i).copied().unwrap_or(false);
             if i == to || separator || comma {
                 if i > start {
-                    items.push(self.object(&self.words[start..i], true)?);
+                    let item = self.object(&self.words[start..i], true)?;
+                    // "Shame, the cola and the fanta are gone": an opener is no thing.
+                    let opener = self
+                        .grammar
+                        .normalize
+                        .leading
+                        .0
+                        .iter()
+                        .any(|p| p.as_slice() == &self.words[start..i]);
+                    if item.candidates.is_empty() && opener {
+                        return None;
+                    }
+                    items.push(item);
                 } else if i == to || !comma {
                     return None;
                 }

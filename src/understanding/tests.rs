@@ -393,6 +393,36 @@ fn german_ability_questions_with_du_and_sie() {
 }
 
 #[test]
+fn several_things_said_to_be_gone() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: the cola and the fanta are all gone",
+                "state_absent items=cola_bottle,fanta_bottle",
+            ),
+            (
+                "Felix>Daniel: there's no red glass or blue glass left",
+                "state_absent items=red_glass,blue_glass",
+            ),
+            // One thing stays an object.
+            (
+                "Felix>Daniel: the fanta is all gone",
+                "state_absent object=fanta_bottle",
+            ),
+        ],
+    );
+    check_with(
+        &german(),
+        "coffee",
+        &[(
+            "Daniel>Felix: Schade, Zucker und Milch sind alle.",
+            "state_absent items=milk_bottle unknown=zucker",
+        )],
+    );
+}
+
+#[test]
 fn german_a_verb_may_say_how_full_a_thing_is() {
     let empty = "state_contents object=wine_bottle person=Felix fill=empty";
     check_with(

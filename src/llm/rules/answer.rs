@@ -357,13 +357,24 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
-        let Some(mention) = s.reading.slots.object.as_ref() else {
-            return self.filtered_absence_claim(s, &listed);
+        let slots = &s.reading.slots;
+        let mentions: Vec<&ObjectMention> = match (&slots.object, slots.items.as_slice()) {
+            (Some(mention), _) => vec![mention],
+            (None, []) => return self.filtered_absence_claim(s, &listed),
+            (None, items) => items.iter().collect(),
         };
         let present: Vec<&Listed> = listed
             .iter()
-            .filter(|l| mention.candidates.contains(&l.name))
+            .filter(|l| mentions.iter().any(|m| m.candidates.contains(&l.name)))
             .collect();
+        // "The cola and the fanta are all gone": what each still holds.
+        if mentions.len() > 1 && present.iter().any(|l| l.contains.is_some()) {
+            let held = present.iter().filter(|l| l.contains.is_some());
+            let parts: Vec<String> = held.map(|l| self.held_in(l)).collect();
+            let parts = self.speech.and_list(&parts);
+            let text = self.speech.say("correct.still", &[("parts", &parts)]);
+            return self.say_to(s, "All".into(), text);
+        }
         // "There are no glasses": every empty one still here is named.
         if present.len() > 1 && present.iter().all(|l| l.contains.is_none()) {
             let names: Vec<String> = present
@@ -397,7 +408,8 @@ impl RulesBrain {
                 &[("object", &self.speech.object(name))],
             ),
             None if s.robot_addressed => {
-                let thing = self.said_bare(mention);
+                let said: Vec<String> = mentions.iter().map(|m| self.said_bare(m)).collect();
+                let thing = self.speech.and_list(&said);
                 return self.say(
                     s,
                     self.speech
