@@ -133,15 +133,19 @@ const LOST_ENDING_COST: f32 = 0.25;
 /// recognisers drop a word's weak last syllable ("fan" for fanta, whose
 /// vowel alone would make it "phone"). Never below [`similarity`].
 pub fn similarity_losing_the_end(heard: &str, meant: &str) -> f32 {
-    let whole = similarity(heard, meant);
     let (kh, km) = (sound_key(heard), sound_key(meant));
+    let longest = kh.len().max(km.len());
+    if longest == 0 {
+        return 0.0;
+    }
+    let whole = (1.0 - distance(&kh, &km) / longest as f32).max(0.0);
     // A weak last syllable is open: it ends on a vowel ("-ta", "-a"), never
     // on a consonant ("smart-phone" is no "sword").
     let open_ending = matches!(km.last(), Some(Sound::Vowel(_)));
     if kh.len() < KEPT_BEFORE_A_LOST_ENDING || km.len() <= kh.len() || !open_ending {
         return whole;
     }
-    let longest = km.len() as f32;
+    let longest = longest as f32;
     (km.len()
         .saturating_sub(LOST_ENDING)
         .max(KEPT_BEFORE_A_LOST_ENDING)..km.len())

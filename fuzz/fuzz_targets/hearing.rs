@@ -13,6 +13,7 @@ use attentive::frontend::listener::restore_vocative;
 use attentive::twin::kinds::KindCatalog;
 use attentive::twin::vocabulary::table_words;
 use attentive::twin::{scene, World};
+use attentive::understanding::lexicon::singular_forms;
 use attentive::understanding::{Understanding, Utterance};
 use libfuzzer_sys::fuzz_target;
 
@@ -73,10 +74,7 @@ fuzz_target!(|data: &[u8]| {
         // A word of the table (or its plural, "cups"), a verb, or a name of
         // several of the table's words ("cola zero").
         let of_the_table = |word: &str| {
-            [Some(word), word.strip_suffix("es"), word.strip_suffix('s')]
-                .into_iter()
-                .flatten()
-                .any(|stem| vocabulary.iter().any(|w| w.word == stem))
+            singular_forms(word).any(|stem| vocabulary.iter().any(|w| w.word == stem))
         };
         assert!(
             to.split(' ').all(of_the_table) || verbs.contains(&to),

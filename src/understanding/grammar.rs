@@ -140,6 +140,11 @@ pub struct Normalize {
 pub struct Phrases(pub Vec<Vec<String>>);
 
 impl Phrases {
+    /// Whether `words` are one of the phrases.
+    pub fn has(&self, words: &[String]) -> bool {
+        self.0.iter().any(|p| p.as_slice() == words)
+    }
+
     /// Whether `word` is one of the phrases of a single word.
     pub fn has_word(&self, word: &str) -> bool {
         self.0

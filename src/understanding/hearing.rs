@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::grammar::{Grammar, Phrases};
+use super::lexicon::PLURAL_ENDINGS;
 use super::reading::{Act, Doubt as ReadingDoubt, Reading};
 use super::{Understanding, Utterance};
 use crate::phonetic::{similarity, similarity_losing_the_end};
@@ -939,16 +940,15 @@ fn alike_as_said_or_plural<'a>(heard: &'a str, t: &Target) -> (f32, &'a str) {
         return (similarity(heard, &t.word), "");
     }
     // A thing's weak last syllable may be lost ("fan" for fanta).
-    let similarity = similarity_losing_the_end;
-    let as_said = (similarity(heard, &t.word), "");
-    ["es", "s"]
+    let as_said = (similarity_losing_the_end(heard, &t.word), "");
+    PLURAL_ENDINGS
         .into_iter()
         .filter_map(|ending| {
             let stem = heard.strip_suffix(ending)?;
             let stem_len = stem.chars().count();
             (stem_len >= 3 && !t.word.ends_with(ending)).then(|| {
                 (
-                    similarity(stem, &t.word),
+                    similarity_losing_the_end(stem, &t.word),
                     &heard[heard.len() - ending.len()..],
                 )
             })

@@ -51,6 +51,18 @@ pub struct Lexicon<'w> {
     fitting_memo: RefCell<HashMap<String, Vec<String>>>,
 }
 
+/// How a thing's name ends in the plural, as the sentences read it ("glasses", "cups").
+pub const PLURAL_ENDINGS: [&str; 2] = ["es", "s"];
+
+/// `word` as written, then without a plural ending: the forms a thing's name may take.
+pub fn singular_forms(word: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(word).chain(
+        PLURAL_ENDINGS
+            .iter()
+            .filter_map(move |e| word.strip_suffix(e)),
+    )
+}
+
 impl<'w> Lexicon<'w> {
     /// The words of a scene's objects, people and robot.
     pub fn new(world: &'w World) -> Self {
@@ -200,10 +212,7 @@ impl<'w> Lexicon<'w> {
 
     /// The table's word `word` is, as written or in the plural.
     fn as_written<'a>(&self, word: &'a str) -> Option<&'a str> {
-        [Some(word), word.strip_suffix("es"), word.strip_suffix('s')]
-            .into_iter()
-            .flatten()
-            .find(|w| self.vocabulary.contains(*w))
+        singular_forms(word).find(|w| self.vocabulary.contains(*w))
     }
 
     /// Whether a word names a thing on the table (as the recogniser may have misheard it).
@@ -464,13 +473,7 @@ impl<'a, 'w> Filler<'a, 'w> {
                 if i > start {
                     let item = self.object(&self.words[start..i], true)?;
                     // "Shame, the cola and the fanta are gone": an opener is no thing.
-                    let opener = self
-                        .grammar
-                        .normalize
-                        .leading
-                        .0
-                        .iter()
-                        .any(|p| p.as_slice() == &self.words[start..i]);
+                    let opener = self.grammar.normalize.leading.has(&self.words[start..i]);
                     if item.candidates.is_empty() && opener {
                         return None;
                     }
@@ -559,13 +562,8 @@ impl SlotFiller for Filler<'_, '_> {
                 said: String::new(),
                 name: self.lexicon.pronoun(value, self.context)?,
             })),
-            SlotKind::List(list) => self
-                .grammar
-                .lists
-                .get(list)?
-                .iter()
-                .any(|(v, _)| v == value)
-                .then(|| SlotValue::Value(value.to_string())),
+            // The value is one of the list's: `Grammar::load` refuses others.
+            SlotKind::List(_) => Some(SlotValue::Value(value.to_string())),
             _ => None,
         }
     }
