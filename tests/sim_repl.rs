@@ -155,3 +155,26 @@ fn a_wrong_absence_of_several_drinks_names_what_each_holds() {
         "{stdout}"
     );
 }
+
+/// A pour needs the glass as much as the bottle: the listener reaching the milk
+/// but not the mug is hindered; reaching both, not.
+#[test]
+fn a_pour_into_a_glass_the_listener_cannot_reach_is_helped() {
+    let output = sim_without_llm(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            "tests/sets/newtables_dev/scenes/breakfast.toml",
+        ],
+        b"Ana said to Tomas: Tomas, could you fill the blue mug with milk for me?\n\
+          Ana said to Tomas: Tomas, could you pour some milk into the green mug for me?\n:quit\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("Tomas cannot reach the blue mug, so I will pour you some milk."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("into blue_mug"), "{stdout}");
+    assert!(!stdout.contains("into green_mug"), "{stdout}");
+}

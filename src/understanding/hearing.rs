@@ -1714,7 +1714,7 @@ mod tests {
     #[test]
     fn a_strange_last_word_right_after_a_name_is_left_out() {
         let c = correct("softdrinks", "Felix", "Daniel", "and the blue glass tube.");
-        assert_eq!(c.corrections[0].heard, "tube");
+        assert_eq!(c.corrections[0].heard, "tube", "{c:?}");
         assert_eq!(c.text, "and the blue glass .");
         // Not after other words: "amazing" is no mangled "too".
         let heard = "at the red line look amazing.";

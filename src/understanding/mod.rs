@@ -428,34 +428,60 @@ fn follow_up(
     request: Option<&Reading>,
     context: &Context,
 ) -> Reading {
+    let recipient = reading
+        .slots
+        .recipient
+        .clone()
+        .unwrap_or_else(|| PersonMention {
+            said: String::new(),
+            name: context.speaker.clone(),
+        });
     let Some(request) = request else {
-        return Reading::unknown(reading.heard);
+        // "And the apple for Ana" with nothing asked before: a request for the thing.
+        let named_for = reading.slots.recipient.is_some();
+        let thing = reading.slots.object.clone();
+        let thing = thing.or_else(|| reading.slots.target.clone().filter(|_| named_for));
+        return match thing.filter(|t| !t.candidates.is_empty()) {
+            Some(object) => given(reading, object, recipient),
+            None => Reading::unknown(reading.heard),
+        };
     };
     let mut slots = request.slots.clone();
-    let said = reading.slots;
+    let said = reading.slots.clone();
     let pouring = matches!(request.act, Act::Pour | Act::PourSame);
-    if let Some(object) = said.object {
-        let holds_drink = object
+    let object_of = |mention: &ObjectMention| {
+        mention
             .resolved()
             .and_then(|name| world.object_named(name))
-            .is_some_and(|id| world.object(id).contains.is_some());
+            .map(|id| world.object(id))
+    };
+    let mut target = said.target;
+    // "And the apple for Ana" after a pour names no glass: the apple, handed over.
+    if let Some(thing) =
+        target.take_if(|t| pouring && !object_of(t).is_some_and(|o| o.kind.drinking_vessel))
+    {
+        return given(reading, thing, recipient);
+    }
+    // "And the fanta for me" after a hand-over: the fanta is the thing.
+    let object = match pouring {
+        true => said.object,
+        false => said.object.or(target.take()),
+    };
+    if let Some(object) = object {
+        let holds_drink = object_of(&object).is_some_and(|o| o.contains.is_some());
         match (pouring, holds_drink) {
             (true, true) => slots.source = Some(object),
-            (true, false) => slots.target = Some(object),
+            (true, false) => target = Some(object),
             (false, _) => slots.object = Some(object),
         }
     }
     slots.source = said.source.or(slots.source);
-    let recipient = said.recipient.unwrap_or_else(|| PersonMention {
-        said: String::new(),
-        name: context.speaker.clone(),
-    });
     // Poured for someone else without a cup named: a fresh one, not the last one.
     let other = recipient.name != slots.recipient.as_ref().and_then(|r| r.name.clone());
-    if pouring && other && said.target.is_none() {
+    if pouring && other && target.is_none() {
         slots.target = None;
     }
-    slots.target = said.target.or(slots.target);
+    slots.target = target.or(slots.target);
     slots.recipient = Some(recipient);
     Reading {
         act: request.act,
@@ -464,6 +490,20 @@ fn follow_up(
         heard: reading.heard,
         doubt: reading.doubt,
         skipped: reading.skipped,
+    }
+}
+
+/// A follow-up naming a thing that cannot take the last request's act: that thing, handed over.
+fn given(reading: Reading, object: ObjectMention, recipient: PersonMention) -> Reading {
+    let mut slots = reading.slots;
+    slots.object = Some(object);
+    slots.target = None;
+    slots.recipient = Some(recipient);
+    Reading {
+        act: Act::Give,
+        slots,
+        matched: format!("follow_up as give: {}", reading.matched),
+        ..reading
     }
 }
 

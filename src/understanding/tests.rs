@@ -652,6 +652,47 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
 }
 
 #[test]
+fn and_a_thing_for_someone_follows_up_the_last_request() {
+    let pour = (
+        "Felix",
+        "the_robot",
+        "could you pour me some fanta into the red glass",
+    );
+    // A glass after a pour: the same pour into it, for the one named.
+    let glass = in_dialogue(
+        "softdrinks",
+        &[pour],
+        ("Felix", "the_robot", "and the blue one for Daniel?"),
+    );
+    assert_eq!(
+        summary(&glass),
+        "pour source=fanta_bottle target=blue_glass recipient=Daniel"
+    );
+    // A bottle after a pour is no glass to pour into: it is handed over.
+    let bottle = in_dialogue(
+        "softdrinks",
+        &[pour],
+        ("Felix", "the_robot", "and the cola for Daniel"),
+    );
+    assert_eq!(summary(&bottle), "give object=cola_bottle recipient=Daniel");
+    // After a hand-over, the thing named is the next one handed over.
+    let give = ("Felix", "the_robot", "could you hand me the blue glass?");
+    let next = in_dialogue(
+        "softdrinks",
+        &[give],
+        ("Daniel", "the_robot", "and the fanta for me, please"),
+    );
+    assert_eq!(summary(&next), "give object=fanta_bottle recipient=Daniel");
+    // With nothing asked before, it is a request of its own.
+    let alone = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Daniel", "the_robot", "and the fanta for me"),
+    );
+    assert_eq!(summary(&alone), "give object=fanta_bottle recipient=Daniel");
+}
+
+#[test]
 fn a_count_claim_counts_every_object_the_words_fit() {
     let three = in_dialogue(
         "softdrinks",

@@ -90,7 +90,11 @@ impl RulesBrain {
             }
             act => act,
         };
-        let hindrance = match self.checked(s, &object)? {
+        // A pour needs the glass named as much as the bottle.
+        let target = matches!(act, Act::Pour | Act::PourSame)
+            .then(|| self.named_target(s))
+            .flatten();
+        let hindrance = match self.checked(s, &object, target.as_deref())? {
             Ok(h) => h,
             Err(calls) => return calls,
         };
@@ -191,6 +195,14 @@ impl RulesBrain {
         })
     }
 
+    /// The one glass a pour names ("into the green mug"), if it names one.
+    fn named_target(&self, s: &Situation<'_>) -> Option<String> {
+        match s.reading.slots.target.as_ref()?.candidates.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
     /// The objects holding a drink that a filter admits, in scene order.
     pub(super) fn fitting(
         &self,
@@ -231,14 +243,25 @@ impl RulesBrain {
     /// The check before helping: the listener's hindrance, or the robot's reach
     /// when it was asked. `Ok` with what it found when help is due; `Err` with
     /// the next calls (the check itself, or saying why not); `None` to stay out.
-    fn checked(&self, s: &Situation<'_>, object: &str) -> Option<Result<Hindrance, Calls>> {
+    fn checked(
+        &self,
+        s: &Situation<'_>,
+        object: &str,
+        target: Option<&str>,
+    ) -> Option<Result<Hindrance, Calls>> {
         match (&s.receiver, s.robot_addressed) {
             (Some(receiver), false) => {
-                let args = json!({"person_name": receiver, "object_name": object});
-                let Some(check) = s.dialogue.find_with("check_hindering_reasons", &args) else {
-                    return Some(Err(Some(vec![call("check_hindering_reasons", args)])));
-                };
-                let hindrance = Hindrance::from_check(&check.result, receiver);
+                let mut hindrance = Hindrance::default();
+                for thing in std::iter::once(object).chain(target) {
+                    let args = json!({"person_name": receiver, "object_name": thing});
+                    let Some(check) = s.dialogue.find_with("check_hindering_reasons", &args) else {
+                        return Some(Err(Some(vec![call("check_hindering_reasons", args)])));
+                    };
+                    hindrance = Hindrance::from_check(&check.result, receiver);
+                    if hindrance.hindered() {
+                        break;
+                    }
+                }
                 if !hindrance.hindered() {
                     return None;
                 }
@@ -350,7 +373,8 @@ impl RulesBrain {
             .map(|t| t.candidates.iter().collect())
             .unwrap_or_default();
         if let [one] = named.as_slice() {
-            // A glass they named is filled where it is; they asked for no more.
+            // A glass they named is filled where it is; they asked for no more
+            // ("and hand it over" asks for that).
             return Some(((*one).clone(), false));
         }
         if let Some(cup) = self.cup_last_time(s).filter(|c| self.is_vessel(c)) {
