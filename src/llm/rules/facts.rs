@@ -200,13 +200,18 @@ impl super::RulesBrain {
                     .say("robot_reason.out_of_reach", &[("object", &thing)]),
             );
         }
-        let list = why
-            .strip_prefix("blocked by ")?
-            .strip_suffix(" on every side")?;
-        let ids: Vec<&str> = list
-            .split(", ")
-            .flat_map(|part| part.split(" and "))
-            .collect();
+        // One "blocked by ... on every side" per arm, joined by "; ": every blocker once.
+        let mut ids: Vec<&str> = Vec::new();
+        for arm in why.split("; ") {
+            let list = arm
+                .strip_prefix("blocked by ")?
+                .strip_suffix(" on every side")?;
+            for id in list.split(", ").flat_map(|part| part.split(" and ")) {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
         let things: Option<Vec<String>> = ids.iter().map(|id| self.thing_named(id)).collect();
         let things = self.speech.and_list(&things?);
         Some(self.speech.say(
@@ -407,6 +412,13 @@ mod tests {
             "you are holding the red glass"
         );
         assert_eq!(de.robot_reason(&held, "Daniel"), "du hältst das rote Glas");
+        // Each arm blocked by its own neighbour: every blocker named once, no id spoken.
+        let both = "the_robot cannot reach cola_bottle: blocked by fanta_bottle on every side; \
+                    blocked by red_glass, fanta_bottle on every side.";
+        assert_eq!(
+            en.robot_reason(both, "All"),
+            "the cola bottle is blocked on every side by the fanta bottle and the red glass"
+        );
         // A text the check does not write stays as it is.
         assert_eq!(
             en.robot_reason("the arm is broken.", "All"),

@@ -881,8 +881,8 @@ pub fn preconditions(
             let Some(liquid) = &s.contains else {
                 return Err(format!("{} is empty.", s.name));
             };
-            if let Some(held) = &t.contains {
-                let _ = liquid;
+            // The same drink again tops the glass up ("a bit more"); another would mix.
+            if let Some(held) = t.contains.as_ref().filter(|held| *held != liquid) {
                 return Err(format!(
                     "{} already holds {held}; use an empty glass.",
                     t.name

@@ -121,6 +121,15 @@ fn box_cannot_be_grasped_and_empty_or_full_glasses_are_refused() {
         execute(&mut t, rq)
     };
     assert_eq!(r.text, "red_glass already holds cola; use an empty glass.");
+    // The same drink again tops it up ("a bit more").
+    let r = {
+        let rq = ActionRequest::Pour {
+            source: obj(&t, "cola_bottle"),
+            target: red,
+        };
+        execute(&mut t, rq)
+    };
+    assert!(r.text.starts_with("You poured cola"), "{}", r.text);
     let r = {
         let rq = ActionRequest::Pour {
             source: obj(&t, "blue_glass"),
