@@ -255,6 +255,15 @@ pub enum GrammarError {
 }
 
 impl Grammar {
+    /// Whether the template a reading `matched` ("give: {object} for
+    /// {recipient}") starts with a slot: no verb of its own before the thing.
+    pub fn begins_with_a_slot(&self, matched: &str) -> bool {
+        let text = matched.split_once(": ").map_or(matched, |(_, text)| text);
+        self.sentences
+            .iter()
+            .any(|s| s.text == text && matches!(s.elements.first(), Some(Element::Slot(_))))
+    }
+
     /// The shipped sentences under `<data root>/prompts/understanding.toml`.
     pub fn shipped() -> Result<Self, GrammarError> {
         Self::load(&crate::paths::data_root().join("prompts/understanding.toml"))

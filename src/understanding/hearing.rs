@@ -228,6 +228,9 @@ impl Understanding {
         let judge = Judge {
             heard: &heard,
             anchored,
+            joins: tokens
+                .first()
+                .is_some_and(|t| words.joining.contains(&t.word)),
             read: &read_with,
             world,
         };
@@ -365,6 +368,8 @@ struct Judge<'a> {
     heard: &'a Reading,
     /// Something of the table was heard as said.
     anchored: bool,
+    /// The turn opens with a word that joins it to what came before ("and").
+    joins: bool,
     /// Reads the turn with the replacements.
     read: &'a dyn Fn(&[Candidate]) -> Reading,
     /// The table, for what its things can be in a request.
@@ -381,10 +386,13 @@ impl Judge<'_> {
         let heard_a_thing = trial
             .iter()
             .any(|c| c.thing && c.similarity >= HEARD_THING_SIMILARITY);
+        // A follow-up joined to the turn before ("and the soda") asks again what it asked.
+        let follows_up = self.joins && reading.follows_up();
         let invents_a_request = reading.act.is_request()
             && !self.heard.act.is_request()
             && !self.anchored
-            && !heard_a_thing;
+            && !heard_a_thing
+            && !follows_up;
         let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
         // A gap can make a request of any words: then what it asks for must be at the table.
         let grounded_if_gapped = read_closely(&reading) || lacking(&reading) == 0;
@@ -716,6 +724,8 @@ struct Words {
     joining: BTreeSet<String>,
     /// Pronouns for the speaker or everyone ("me", "us"): a verb goes before them.
     recipients: BTreeSet<String>,
+    /// Words before a thing's name ("the", "some"): what follows them is where a name goes.
+    determiners: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -761,6 +771,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
             .cloned()
             .collect(),
         recipients,
+        determiners: grammar.normalize.determiners.iter().cloned().collect(),
         known,
     }
 }
@@ -841,7 +852,10 @@ fn candidates(
     for at in 0..tokens.len() {
         let first = &tokens[at].word;
         let unknown = !words.knows(first);
-        let needed = if doubt.words.contains(first) {
+        // A word no sentence knows where a name goes ("and the sold it"), in a
+        // turn none of them read: as doubtful as a mention's own word.
+        let named_here = at > 0 && words.determiners.contains(&tokens[at - 1].word);
+        let needed = if doubt.words.contains(first) || (doubt.no_act && unknown && named_here) {
             DOUBTFUL_WORD_SIMILARITY
         } else if (doubt.unread && unknown) || doubt.left_out.contains(first) {
             UNREAD_WORD_SIMILARITY
@@ -1709,6 +1723,23 @@ mod tests {
         for heard in ["Coffee and milk, please.", "Felix and I are fine."] {
             assert_eq!(correct("coffee", "Daniel", "Felix", heard).text, heard);
         }
+    }
+
+    #[test]
+    fn a_thing_misheard_in_a_follow_up_is_put_right() {
+        let (stage, world) = english_on("dinner");
+        let turn = |text| Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text,
+        };
+        let asked = [turn("Daniel, could you pass me the beer?")];
+        // Where a name goes, after "the", in a follow-up of a request.
+        let c = stage.correct_hearing(&world, &asked, &turn("and the sold it,"));
+        assert_eq!(c.text, "and the soda,", "{:?}", c.corrections);
+        // With no request before it, it asks for nothing: left as heard.
+        let c = stage.correct_hearing(&world, &[], &turn("and the sold it,"));
+        assert_eq!(c.text, "and the sold it,", "{:?}", c.corrections);
     }
 
     #[test]

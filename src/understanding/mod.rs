@@ -252,7 +252,13 @@ impl Understanding {
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
         let reading = with_memory(&grammar.memory, world, turn, reading);
         match reading.act {
-            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context),
+            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
+            // A thing alone after a request ("and the blue one for Sam") follows it up.
+            Act::Give
+                if before.request.is_some() && grammar.begins_with_a_slot(&reading.matched) =>
+            {
+                follow_up(world, reading, before.request.as_ref(), &context, true)
+            }
             _ => reading,
         }
     }
@@ -421,13 +427,19 @@ fn beside_a_claim(
 /// A follow-up that leaves the verb out ("me too, in the green one", "and the
 /// apple for Ana", "a bit more"): the last request, with what this turn names
 /// put in its place; for the speaker unless it names another. Without a
-/// request before it, it is not understood.
+/// request before it, it is not understood. A `bare` thing ("and the wine for
+/// Daniel", a request of its own without one before it) follows a pour only
+/// as a glass to pour into; a bottle or anything else is handed over.
 fn follow_up(
     world: &World,
     reading: Reading,
     request: Option<&Reading>,
     context: &Context,
+    bare: bool,
 ) -> Reading {
+    let Some(request) = request else {
+        return Reading::unknown(reading.heard);
+    };
     let recipient = reading
         .slots
         .recipient
@@ -436,43 +448,23 @@ fn follow_up(
             said: String::new(),
             name: context.speaker.clone(),
         });
-    let Some(request) = request else {
-        // "And the apple for Ana" with nothing asked before: a request for the thing.
-        let named_for = reading.slots.recipient.is_some();
-        let thing = reading.slots.object.clone();
-        let thing = thing.or_else(|| reading.slots.target.clone().filter(|_| named_for));
-        return match thing.filter(|t| !t.candidates.is_empty()) {
-            Some(object) => given(reading, object, recipient),
-            None => Reading::unknown(reading.heard),
-        };
-    };
     let mut slots = request.slots.clone();
     let said = reading.slots.clone();
     let pouring = matches!(request.act, Act::Pour | Act::PourSame);
-    let object_of = |mention: &ObjectMention| {
-        mention
+    let mut target = said.target;
+    if let Some(object) = said.object {
+        let thing = object
             .resolved()
             .and_then(|name| world.object_named(name))
-            .map(|id| world.object(id))
-    };
-    let mut target = said.target;
-    // "And the apple for Ana" after a pour names no glass: the apple, handed over.
-    if let Some(thing) =
-        target.take_if(|t| pouring && !object_of(t).is_some_and(|o| o.kind.drinking_vessel))
-    {
-        return given(reading, thing, recipient);
-    }
-    // "And the fanta for me" after a hand-over: the fanta is the thing.
-    let object = match pouring {
-        true => said.object,
-        false => said.object.or(target.take()),
-    };
-    if let Some(object) = object {
-        let holds_drink = object_of(&object).is_some_and(|o| o.contains.is_some());
-        match (pouring, holds_drink) {
-            (true, true) => slots.source = Some(object),
-            (true, false) => target = Some(object),
-            (false, _) => slots.object = Some(object),
+            .map(|id| world.object(id));
+        let holds_drink = thing.is_some_and(|o| o.contains.is_some());
+        let vessel = thing.is_some_and(|o| o.kind.drinking_vessel);
+        match (pouring, holds_drink, vessel) {
+            (true, true, _) if !bare => slots.source = Some(object),
+            (true, false, true) => target = Some(object),
+            // Nothing to pour into ("and the apple for Ana" after a pour): handed over.
+            (true, ..) => return given(reading, object, recipient),
+            (false, ..) => slots.object = Some(object),
         }
     }
     slots.source = said.source.or(slots.source);

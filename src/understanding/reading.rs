@@ -324,6 +324,12 @@ impl Reading {
         }
     }
 
+    /// Whether the reading follows up a request before it ("and the soda": its
+    /// act and slots come from that request).
+    pub fn follows_up(&self) -> bool {
+        self.matched.starts_with("follow_up of ") || self.matched.starts_with("follow_up as ")
+    }
+
     /// What "it" means after this reading: the glass just filled, else the
     /// object the reading is about, when resolved.
     pub fn referent(&self) -> Option<&str> {
