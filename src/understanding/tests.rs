@@ -693,6 +693,18 @@ fn and_a_thing_for_someone_follows_up_the_last_request() {
 }
 
 #[test]
+fn asking_whether_anyone_has_seen_a_thing_asks_where_it_is() {
+    for text in [
+        "have you seen the red glass anywhere?",
+        "has anyone seen the red glass",
+        "did either of you spot the red glass somewhere",
+    ] {
+        let r = in_dialogue("softdrinks", &[], ("Felix", "Daniel", text));
+        assert_eq!(summary(&r), "ask_where object=red_glass", "{text}");
+    }
+}
+
+#[test]
 fn a_count_claim_counts_every_object_the_words_fit() {
     let three = in_dialogue(
         "softdrinks",
