@@ -116,6 +116,10 @@ pub struct Normalize {
     /// Words that refer to the last object mentioned ("it", "that one").
     #[serde(default)]
     pub referring: Vec<String>,
+    /// Words that place a thing by a person ("next to me", "vor dir"): of the
+    /// things the words before them fit, the one nearest that person.
+    #[serde(default)]
+    pub near_someone: Phrases,
     /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
     #[serde(default)]
     pub pronouns: BTreeMap<String, String>,

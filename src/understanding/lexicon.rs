@@ -279,6 +279,9 @@ impl<'a, 'w> Filler<'a, 'w> {
     }
 
     fn object(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
+        if let Some(mention) = self.placed_by_someone(span, unknown_allowed) {
+            return Some(mention);
+        }
         let rules = &self.grammar.normalize;
         let said = span.join(" ");
         let mut owner = None;
@@ -378,6 +381,53 @@ impl<'a, 'w> Filler<'a, 'w> {
             left_out,
             every,
         })
+    }
+
+    /// "The jar next to me", "das Glas vor dir": the thing the words before the
+    /// place fit, the one nearest that person when they fit several.
+    fn placed_by_someone(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
+        let rules = &self.grammar.normalize;
+        let (at, len) = (1..span.len()).find_map(|at| {
+            rules
+                .near_someone
+                .0
+                .iter()
+                .find(|p| span[at..].starts_with(p) && span.len() == at + p.len() + 1)
+                .map(|p| (at, p.len()))
+        })?;
+        let person = self.person_named_by(&span[at + len])?;
+        let mut mention = self.object(&span[..at], unknown_allowed)?;
+        let world = self.lexicon.world;
+        let seat = world.person(world.person_named(&person)?).position;
+        let distance = |name: &String| {
+            world.object_named(name).map_or(f32::INFINITY, |id| {
+                let base = world.object_base(id);
+                (base.x - seat.x).hypot(base.y - seat.y)
+            })
+        };
+        if let Some(nearest) = mention
+            .candidates
+            .iter()
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+            .cloned()
+        {
+            mention.candidates = vec![nearest];
+        }
+        mention.said = span.join(" ");
+        Some(mention)
+    }
+
+    /// The person a pronoun ("me", "dir") or a name stands for.
+    fn person_named_by(&self, word: &str) -> Option<String> {
+        if let Some(role) = self.grammar.normalize.pronouns.get(word) {
+            return self.lexicon.pronoun(role, self.context).flatten();
+        }
+        let world = self.lexicon.world;
+        world
+            .persons()
+            .iter()
+            .find(|p| p.name.to_lowercase() == word)
+            .map(|p| p.name.clone())
     }
 
     /// A drink: an object phrase that only things holding a liquid fit ("a coffee").

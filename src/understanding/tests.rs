@@ -423,6 +423,24 @@ fn several_things_said_to_be_gone() {
 }
 
 #[test]
+fn german_a_thing_placed_by_someone_is_the_one_nearest_them() {
+    check_with(
+        &german(),
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: das glas vor dir ist leer",
+                "state_contents object=blue_glass fill=empty",
+            ),
+            (
+                "Felix>Daniel: was ist in dem glas hier vor mir",
+                "ask_contents object=red_glass",
+            ),
+        ],
+    );
+}
+
+#[test]
 fn german_a_verb_may_say_how_full_a_thing_is() {
     let empty = "state_contents object=wine_bottle person=Felix fill=empty";
     check_with(
@@ -702,6 +720,24 @@ fn asking_whether_anyone_has_seen_a_thing_asks_where_it_is() {
         let r = in_dialogue("softdrinks", &[], ("Felix", "Daniel", text));
         assert_eq!(summary(&r), "ask_where object=red_glass", "{text}");
     }
+}
+
+#[test]
+fn a_thing_placed_by_someone_is_the_one_nearest_them() {
+    let near = |text| summary(&in_dialogue("softdrinks", &[], ("Felix", "Daniel", text)));
+    assert_eq!(
+        near("what's in the glass in front of you?"),
+        "ask_contents object=blue_glass"
+    );
+    assert_eq!(
+        near("what's in the glass in front of me?"),
+        "ask_contents object=red_glass"
+    );
+    // "next to me" after a move verb is still where it goes, not which one.
+    assert_eq!(
+        near("could you put the red glass next to me"),
+        "move_to object=red_glass recipient=Felix"
+    );
 }
 
 #[test]
