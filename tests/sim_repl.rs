@@ -178,3 +178,28 @@ fn a_pour_into_a_glass_the_listener_cannot_reach_is_helped() {
     assert!(stdout.contains("into blue_mug"), "{stdout}");
     assert!(!stdout.contains("into green_mug"), "{stdout}");
 }
+
+/// A hand-over with no point where both could hold the thing sets it down
+/// within the person's reach instead.
+#[test]
+fn a_hand_over_without_a_hand_over_point_sets_the_thing_down_within_reach() {
+    let output = sim_without_llm(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            "tests/sets/newtables_dev/scenes/breakfast.toml",
+        ],
+        b"Sam said to the_robot: Could you bring me the jam?\n\
+          Sam said to the_robot: the butter as well?\n:quit\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("no hand-over point within Sam's reach"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("You put butter_dish on the table within Sam's reach"),
+        "{stdout}"
+    );
+}

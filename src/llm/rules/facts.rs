@@ -221,6 +221,11 @@ impl super::RulesBrain {
     }
 }
 
+/// Whether a failed hand-over found no point where the robot and the person could both hold it.
+pub fn no_hand_over_point(result: &str) -> bool {
+    result.contains("there is no hand-over point within")
+}
+
 impl super::RulesBrain {
     /// A failed action (the planner's text, English like every tool's) as a reason in the
     /// robot's language, with the table's things by their names, said to `listener`

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::facts::{drinks, listing, Hindrance, Listed};
+use super::facts::{drinks, listing, no_hand_over_point, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::twin::grounding::object_words;
 use crate::understanding::{Act, ObjectMention};
@@ -126,6 +126,15 @@ impl RulesBrain {
             .iter()
             .find(|d| ACTIONS.contains(&d.name.as_str()) && !d.result.starts_with("You "))
         {
+            // No point where both could hold it: set it down within their reach instead.
+            if failed.name == "hand_object_over_to_person" && no_hand_over_point(&failed.result) {
+                let args = json!({"object_name": object, "person_name": recipient});
+                match s.dialogue.find_with("move_object_to_person", &args) {
+                    None => return Some(vec![call("move_object_to_person", args)]),
+                    Some(moved) if moved.result.starts_with("You ") => return None,
+                    Some(_) => {}
+                }
+            }
             // Say why once, then stop.
             if s.dialogue.done.iter().filter(|d| d.name == "speak").count() >= 2 {
                 return None;
