@@ -116,6 +116,10 @@ pub struct Normalize {
     /// Words that refer to the last object mentioned ("it", "that one").
     #[serde(default)]
     pub referring: Vec<String>,
+    /// Places off the table ("fridge", "Küche"): a gap over one reads no request
+    /// for the table's things ("a beer from the fridge").
+    #[serde(default)]
+    pub elsewhere: Vec<String>,
     /// Words that place a thing by a person ("next to me", "vor dir"): of the
     /// things the words before them fit, the one nearest that person.
     #[serde(default)]

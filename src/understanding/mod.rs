@@ -327,6 +327,15 @@ impl Understanding {
             if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
                 continue;
             }
+            let mut skipped = found
+                .gaps
+                .iter()
+                .flat_map(|&(from, len)| &words.words[from..from + len]);
+            // "A beer from the fridge": a gap over a place off the table asks for
+            // something the robot cannot reach, not for the table's beer.
+            if skipped.any(|w| grammar.normalize.elsewhere.contains(w)) {
+                continue;
+            }
             // A gap that skipped words naming something at the table may have
             // skipped what was meant; other skipped words ("while I type") do not.
             let gap_word = found

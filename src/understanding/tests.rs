@@ -741,6 +741,28 @@ fn a_thing_placed_by_someone_is_the_one_nearest_them() {
 }
 
 #[test]
+fn a_thing_from_off_the_table_is_no_request_for_the_tables() {
+    let r = in_dialogue(
+        "softdrinks",
+        &[],
+        (
+            "Felix",
+            "the_robot",
+            "could you get me a cola from the fridge",
+        ),
+    );
+    assert_eq!(r.act, Act::Unknown, "{}", summary(&r));
+    check_with(
+        &german(),
+        "dinner",
+        &[(
+            "Felix>the_robot: ähm kannst du mir noch n bier aus m kühlschrank holen",
+            "unknown",
+        )],
+    );
+}
+
+#[test]
 fn a_count_claim_counts_every_object_the_words_fit() {
     let three = in_dialogue(
         "softdrinks",

@@ -90,6 +90,23 @@ impl RulesBrain {
             }
             act => act,
         };
+        // "Wait, my phone" while holding it: between people nothing is asked of anyone.
+        let holds_it = |whom: &str| {
+            listed
+                .iter()
+                .any(|o| o.name == object && o.held_by.as_deref() == Some(whom))
+        };
+        let asked_for = reading
+            .slots
+            .recipient
+            .as_ref()
+            .and_then(|r| r.name.as_deref());
+        if matches!(act, Act::Give | Act::MoveTo)
+            && !s.robot_addressed
+            && asked_for.is_some_and(holds_it)
+        {
+            return None;
+        }
         // A pour needs the glass named as much as the bottle.
         let target = matches!(act, Act::Pour | Act::PourSame)
             .then(|| self.named_target(s))
