@@ -203,3 +203,33 @@ fn a_hand_over_without_a_hand_over_point_sets_the_thing_down_within_reach() {
         "{stdout}"
     );
 }
+
+/// Asked with "Sie", the robot answers with "Sie"; asked with "du", with "du".
+#[test]
+fn the_robot_answers_in_the_form_it_was_asked_in() {
+    let output = sim_without_llm(
+        &[
+            "--brain",
+            "rules",
+            "--scene",
+            "softdrinks",
+            "--language",
+            "de",
+        ],
+        "Felix said to the_robot: Können Sie mir bitte das rote Glas reichen?\n\
+         Daniel said to the_robot: Kannst du mir das blaue Glas geben?\n:quit\n"
+            .as_bytes(),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "Sie haben mich darum gebeten, deshalb werde ich Ihnen das rote Glas reichen."
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .contains("Du hast mich darum gebeten, deshalb werde ich dir das blaue Glas reichen."),
+        "{stdout}"
+    );
+}

@@ -243,6 +243,8 @@ pub struct Phrasebook {
     numbers: Vec<String>,
     things: ThingWords,
     perspective: BTreeMap<String, String>,
+    /// Sentences as said to someone addressed formally (German "Sie"), by `section.key`.
+    formal: BTreeMap<String, String>,
 }
 
 impl Phrasebook {
@@ -267,6 +269,10 @@ impl Phrasebook {
             None => ThingWords::default(),
         };
         let perspective: BTreeMap<String, String> = match file.remove("perspective") {
+            Some(table) => table.try_into().map_err(parse_error)?,
+            None => BTreeMap::new(),
+        };
+        let formal: BTreeMap<String, String> = match file.remove("formal") {
             Some(table) => table.try_into().map_err(parse_error)?,
             None => BTreeMap::new(),
         };
@@ -304,6 +310,22 @@ impl Phrasebook {
             };
             return Err(invalid(section, key, reason));
         }
+        for (full, template) in &formal {
+            let quoted = format!("\"{full}\"");
+            let invalid = |reason| PhrasebookError::Invalid {
+                path: path.to_path_buf(),
+                line: line_of(text, "formal", &quoted),
+                section: "formal".into(),
+                key: full.clone(),
+                reason,
+            };
+            let Some((_, slots)) = SENTENCES.iter().find(|(k, _)| *k == full.as_str()) else {
+                return Err(invalid("not a sentence the robot says".into()));
+            };
+            if let Some(slot) = slots_of(template).find(|s| !slots.contains(s)) {
+                return Err(invalid(unknown_slot(slot, slots)));
+            }
+        }
         let numbers = sentences
             .get("words.numbers")
             .map(|n| n.split_whitespace().map(str::to_string).collect())
@@ -313,7 +335,19 @@ impl Phrasebook {
             numbers,
             things,
             perspective,
+            formal,
         })
+    }
+
+    /// The sentences as said to someone addressed formally (German "Sie"):
+    /// `[formal]` in place of the plain ones; `None` for a language without them.
+    pub fn formal(&self) -> Option<Phrasebook> {
+        if self.formal.is_empty() {
+            return None;
+        }
+        let mut formal = self.clone();
+        formal.sentences.extend(std::mem::take(&mut formal.formal));
+        Some(formal)
     }
 
     /// The sentence `key` (`section.key`) with its slots filled; a slot
@@ -561,5 +595,42 @@ mod tests {
             error.contains("[answer] nothing_to_eat: missing (its slots: drinks)"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn formal_sentences_replace_the_plain_ones_and_are_checked() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("languages/de/speech.toml");
+        let german = Phrasebook::load(&path).expect("German speech loads");
+        assert_eq!(
+            german.say("help.you_asked", &[]),
+            "Du hast mich darum gebeten"
+        );
+        let formal = german.formal().expect("German has formal sentences");
+        assert_eq!(
+            formal.say("help.you_asked", &[]),
+            "Sie haben mich darum gebeten"
+        );
+        // A sentence without a formal form stays as it is.
+        assert_eq!(
+            formal.say("social.thanks", &[]),
+            german.say("social.thanks", &[])
+        );
+        assert!(english().formal().is_none());
+        // A formal sentence the robot never says, or with a slot it lacks, is named.
+        let text = std::fs::read_to_string(&path).expect("read");
+        let file = Path::new("speech.toml");
+        let bad = text.replace("\"help.you_asked\" =", "\"help.you_askd\" =");
+        let error = Phrasebook::parse(&bad, file)
+            .expect_err("misspelt")
+            .to_string();
+        assert!(
+            error.contains("[formal] help.you_askd: not a sentence"),
+            "{error}"
+        );
+        let bad = text.replace("\"Sie haben mich darum gebeten\"", "\"Sie, {person}\"");
+        let error = Phrasebook::parse(&bad, file)
+            .expect_err("bad slot")
+            .to_string();
+        assert!(error.contains("unknown slot {person}"), "{error}");
     }
 }

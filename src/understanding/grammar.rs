@@ -116,6 +116,10 @@ pub struct Normalize {
     /// Words that refer to the last object mentioned ("it", "that one").
     #[serde(default)]
     pub referring: Vec<String>,
+    /// Words that address the listener formally ("können sie", "ihnen"): the
+    /// robot answers in the same form.
+    #[serde(default)]
+    pub formal_address: Phrases,
     /// Places off the table ("fridge", "Küche"): a gap over one reads no request
     /// for the table's things ("a beer from the fridge").
     #[serde(default)]

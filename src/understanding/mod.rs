@@ -96,6 +96,18 @@ impl Understanding {
         self.read_with(&lexicon, world, turn, &before)
     }
 
+    /// Whether words as the stage heard them (a reading's `heard`) address the
+    /// listener formally ("können sie mir ...", "ihnen").
+    pub fn addresses_formally(&self, heard: &str) -> bool {
+        let words: Vec<String> = heard.split_whitespace().map(str::to_string).collect();
+        self.grammar
+            .normalize
+            .formal_address
+            .0
+            .iter()
+            .any(|phrase| words.windows(phrase.len()).any(|w| w == phrase.as_slice()))
+    }
+
     /// Reads one turn on its own.
     pub fn read(&self, world: &World, turn: &Utterance<'_>) -> Reading {
         self.read_in_dialogue(world, &[], turn)

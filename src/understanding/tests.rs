@@ -441,6 +441,16 @@ fn german_a_thing_placed_by_someone_is_the_one_nearest_them() {
 }
 
 #[test]
+fn german_formal_address_is_told_from_sie_as_she() {
+    let stage = german();
+    assert!(stage.addresses_formally("können sie mir das rote glas reichen"));
+    assert!(stage.addresses_formally("darf ich ihnen etwas einschenken"));
+    assert!(!stage.addresses_formally("kannst du mir das rote glas reichen"));
+    // "sie" after a verb in the third person is she or they, not Sie.
+    assert!(!stage.addresses_formally("kann sie das rote glas erreichen"));
+}
+
+#[test]
 fn german_a_verb_may_say_how_full_a_thing_is() {
     let empty = "state_contents object=wine_bottle person=Felix fill=empty";
     check_with(

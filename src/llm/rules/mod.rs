@@ -38,6 +38,8 @@ pub struct RulesBrain {
     world: World,
     understanding: Understanding,
     speech: std::sync::Arc<Phrasebook>,
+    /// The same sentences for someone who addresses the robot or a person formally.
+    formal_speech: Option<std::sync::Arc<Phrasebook>>,
 }
 
 /// One turn as the brain weighs it.
@@ -72,13 +74,28 @@ impl RulesBrain {
             world: world.clone(),
             understanding: language.understanding().clone(),
             speech: language.speech().clone(),
+            formal_speech: language.speech().formal().map(std::sync::Arc::new),
         }
     }
 
     fn reply(&self, dialogue: &Dialogue, memory_on: bool) -> Vec<(String, Value)> {
         let mut situation = self.situation(dialogue);
         situation.memory_on = memory_on;
-        self.next(&situation).unwrap_or_else(|| vec![stop()])
+        // "Können Sie ...": answered in the form it was asked in.
+        let formal = self.formal_speech.as_ref().filter(|_| {
+            self.understanding
+                .addresses_formally(&situation.reading.heard)
+        });
+        let calls = match formal {
+            Some(speech) => Self {
+                speech: speech.clone(),
+                formal_speech: None,
+                ..self.clone()
+            }
+            .next(&situation),
+            None => self.next(&situation),
+        };
+        calls.unwrap_or_else(|| vec![stop()])
     }
 
     /// The turn read and weighed: its reading, who speaks to whom.
