@@ -101,9 +101,11 @@ impl RulesBrain {
             .recipient
             .as_ref()
             .and_then(|r| r.name.as_deref());
+        // Nor when the listener holds it: handing over what is in one's hand needs no free hand.
+        let listener = s.receiver.as_deref();
         if matches!(act, Act::Give | Act::MoveTo)
             && !s.robot_addressed
-            && asked_for.is_some_and(holds_it)
+            && (asked_for.is_some_and(holds_it) || listener.is_some_and(holds_it))
         {
             return None;
         }
