@@ -289,16 +289,7 @@ impl Phrasebook {
         for (section, keys) in &file {
             for (key, template) in keys {
                 let full = format!("{section}.{key}");
-                let Some((_, slots)) = SENTENCES.iter().find(|(k, _)| *k == full) else {
-                    return Err(invalid(
-                        section,
-                        key,
-                        "not a sentence the robot says".into(),
-                    ));
-                };
-                if let Some(slot) = slots_of(template).find(|s| !slots.contains(s)) {
-                    return Err(invalid(section, key, unknown_slot(slot, slots)));
-                }
+                checked(&full, template).map_err(|reason| invalid(section, key, reason))?;
                 sentences.insert(full, template.clone());
             }
         }
@@ -311,20 +302,13 @@ impl Phrasebook {
             return Err(invalid(section, key, reason));
         }
         for (full, template) in &formal {
-            let quoted = format!("\"{full}\"");
-            let invalid = |reason| PhrasebookError::Invalid {
+            checked(full, template).map_err(|reason| PhrasebookError::Invalid {
                 path: path.to_path_buf(),
-                line: line_of(text, "formal", &quoted),
+                line: line_of(text, "formal", &format!("\"{full}\"")),
                 section: "formal".into(),
                 key: full.clone(),
                 reason,
-            };
-            let Some((_, slots)) = SENTENCES.iter().find(|(k, _)| *k == full.as_str()) else {
-                return Err(invalid("not a sentence the robot says".into()));
-            };
-            if let Some(slot) = slots_of(template).find(|s| !slots.contains(s)) {
-                return Err(invalid(unknown_slot(slot, slots)));
-            }
+            })?;
         }
         let numbers = sentences
             .get("words.numbers")
@@ -485,6 +469,18 @@ impl Phrasebook {
 }
 
 /// The slot names of a template, in order, without their cases.
+/// Why `template` cannot be the sentence `full` (`section.key`): one the robot
+/// never says, or a slot the code does not fill.
+fn checked(full: &str, template: &str) -> Result<(), String> {
+    let Some((_, slots)) = SENTENCES.iter().find(|(k, _)| *k == full) else {
+        return Err("not a sentence the robot says".into());
+    };
+    match slots_of(template).find(|s| !slots.contains(s)) {
+        Some(slot) => Err(unknown_slot(slot, slots)),
+        None => Ok(()),
+    }
+}
+
 fn slots_of(template: &str) -> impl Iterator<Item = &str> {
     template
         .split('{')

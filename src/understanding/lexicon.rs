@@ -395,7 +395,7 @@ impl<'a, 'w> Filler<'a, 'w> {
                 .find(|p| span[at..].starts_with(p) && span.len() == at + p.len() + 1)
                 .map(|p| (at, p.len()))
         })?;
-        let person = self.person_named_by(&span[at + len])?;
+        let person = self.person(&span[at + len..])?.name?;
         let mut mention = self.object(&span[..at], unknown_allowed)?;
         let world = self.lexicon.world;
         let seat = world.person(world.person_named(&person)?).position;
@@ -415,19 +415,6 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
         mention.said = span.join(" ");
         Some(mention)
-    }
-
-    /// The person a pronoun ("me", "dir") or a name stands for.
-    fn person_named_by(&self, word: &str) -> Option<String> {
-        if let Some(role) = self.grammar.normalize.pronouns.get(word) {
-            return self.lexicon.pronoun(role, self.context).flatten();
-        }
-        let world = self.lexicon.world;
-        world
-            .persons()
-            .iter()
-            .find(|p| p.name.to_lowercase() == word)
-            .map(|p| p.name.clone())
     }
 
     /// A drink: an object phrase that only things holding a liquid fit ("a coffee").

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 pub use grammar::{Grammar, GrammarError};
 pub use lexicon::Context;
+use reading::FOLLOWED_UP;
 pub use reading::{Act, Doubt, ObjectMention, PersonMention, Reading, Slots};
 
 use crate::twin::grounding::{self, Addressee, Grounding};
@@ -339,22 +340,22 @@ impl Understanding {
             if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
                 continue;
             }
-            let mut skipped = found
+            let skipped: Vec<&String> = found
                 .gaps
                 .iter()
-                .flat_map(|&(from, len)| &words.words[from..from + len]);
+                .flat_map(|&(from, len)| &words.words[from..from + len])
+                .collect();
             // "A beer from the fridge": a gap over a place off the table asks for
             // something the robot cannot reach, not for the table's beer.
-            if skipped.any(|w| grammar.normalize.elsewhere.contains(w)) {
+            if skipped
+                .iter()
+                .any(|w| grammar.normalize.elsewhere.contains(w))
+            {
                 continue;
             }
             // A gap that skipped words naming something at the table may have
             // skipped what was meant; other skipped words ("while I type") do not.
-            let gap_word = found
-                .gaps
-                .iter()
-                .flat_map(|&(from, len)| &words.words[from..from + len])
-                .find(|w| lexicon.names_table(w));
+            let gap_word = skipped.into_iter().find(|w| lexicon.names_table(w));
             let reading = Reading {
                 act: sentence.act,
                 slots,
@@ -499,7 +500,11 @@ fn follow_up(
     Reading {
         act: request.act,
         slots,
-        matched: format!("follow_up of {}: {}", request.act.as_str(), reading.matched),
+        matched: format!(
+            "{FOLLOWED_UP}of {}: {}",
+            request.act.as_str(),
+            reading.matched
+        ),
         heard: reading.heard,
         doubt: reading.doubt,
         skipped: reading.skipped,
@@ -515,7 +520,7 @@ fn given(reading: Reading, object: ObjectMention, recipient: PersonMention) -> R
     Reading {
         act: Act::Give,
         slots,
-        matched: format!("follow_up as give: {}", reading.matched),
+        matched: format!("{FOLLOWED_UP}as give: {}", reading.matched),
         ..reading
     }
 }

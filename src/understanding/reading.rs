@@ -311,6 +311,10 @@ impl Doubt {
     }
 }
 
+/// How `matched` begins for a reading that follows up a request ("follow_up of
+/// pour: ...", "follow_up as give: ..."); the template's own act is "follow_up:".
+pub(super) const FOLLOWED_UP: &str = "follow_up ";
+
 impl Reading {
     /// A turn nothing understood.
     pub fn unknown(heard: String) -> Self {
@@ -327,7 +331,7 @@ impl Reading {
     /// Whether the reading follows up a request before it ("and the soda": its
     /// act and slots come from that request).
     pub fn follows_up(&self) -> bool {
-        self.matched.starts_with("follow_up of ") || self.matched.starts_with("follow_up as ")
+        self.matched.starts_with(FOLLOWED_UP)
     }
 
     /// What "it" means after this reading: the glass just filled, else the

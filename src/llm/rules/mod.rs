@@ -38,8 +38,8 @@ pub struct RulesBrain {
     world: World,
     understanding: Understanding,
     speech: std::sync::Arc<Phrasebook>,
-    /// The same sentences for someone who addresses the robot or a person formally.
-    formal_speech: Option<std::sync::Arc<Phrasebook>>,
+    /// The same brain with the sentences for someone who addresses formally ("Sie").
+    formal: Option<Box<RulesBrain>>,
 }
 
 /// One turn as the brain weighs it.
@@ -70,32 +70,36 @@ impl Situation<'_> {
 impl RulesBrain {
     /// A rules brain for a scene, reading and answering in the given language.
     pub fn new(world: &World, language: &Language) -> Self {
-        Self {
+        let plain = Self {
             world: world.clone(),
             understanding: language.understanding().clone(),
             speech: language.speech().clone(),
-            formal_speech: language.speech().formal().map(std::sync::Arc::new),
-        }
+            formal: None,
+        };
+        let formal = language.speech().formal().map(|speech| {
+            Box::new(Self {
+                speech: std::sync::Arc::new(speech),
+                ..plain.clone()
+            })
+        });
+        Self { formal, ..plain }
     }
 
     fn reply(&self, dialogue: &Dialogue, memory_on: bool) -> Vec<(String, Value)> {
         let mut situation = self.situation(dialogue);
         situation.memory_on = memory_on;
         // "Können Sie ...": answered in the form it was asked in.
-        let formal = self.formal_speech.as_ref().filter(|_| {
-            self.understanding
-                .addresses_formally(&situation.reading.heard)
-        });
-        let calls = match formal {
-            Some(speech) => Self {
-                speech: speech.clone(),
-                formal_speech: None,
-                ..self.clone()
+        let brain = match &self.formal {
+            Some(formal)
+                if self
+                    .understanding
+                    .addresses_formally(&situation.reading.heard) =>
+            {
+                formal
             }
-            .next(&situation),
-            None => self.next(&situation),
+            _ => self,
         };
-        calls.unwrap_or_else(|| vec![stop()])
+        brain.next(&situation).unwrap_or_else(|| vec![stop()])
     }
 
     /// The turn read and weighed: its reading, who speaks to whom.
