@@ -119,6 +119,16 @@ fn a_wrong_absence_of_several_things_names_them_all() {
     );
 }
 
+/// The rules brain at the soft-drinks table, in German.
+const GERMAN_SOFTDRINKS: &[&str] = &[
+    "--brain",
+    "rules",
+    "--scene",
+    "softdrinks",
+    "--language",
+    "de",
+];
+
 /// `attentive sim ARGS` with no LLM configured, `input` on its standard input.
 fn sim_without_llm(args: &[&str], input: &[u8]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_attentive"))
@@ -208,14 +218,7 @@ fn a_hand_over_without_a_hand_over_point_sets_the_thing_down_within_reach() {
 #[test]
 fn the_robot_answers_in_the_form_it_was_asked_in() {
     let output = sim_without_llm(
-        &[
-            "--brain",
-            "rules",
-            "--scene",
-            "softdrinks",
-            "--language",
-            "de",
-        ],
+        GERMAN_SOFTDRINKS,
         "Felix said to the_robot: Können Sie mir bitte das rote Glas reichen?\n\
          Daniel said to the_robot: Kannst du mir das blaue Glas geben?\n:quit\n"
             .as_bytes(),
@@ -232,4 +235,19 @@ fn the_robot_answers_in_the_form_it_was_asked_in() {
             .contains("Du hast mich darum gebeten, deshalb werde ich dir das blaue Glas reichen."),
         "{stdout}"
     );
+}
+
+/// "Help yourself to the fanta" between people asks nothing of the robot,
+/// which helps the sender: no hand-over to the listener, and no guard's
+/// refusal read out.
+#[test]
+fn a_thing_offered_to_the_listener_asks_nothing_of_the_robot() {
+    let output = sim_without_llm(
+        GERMAN_SOFTDRINKS,
+        "Felix said to Daniel: Nimm dir doch das rote Glas.\n:quit\n".as_bytes(),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("understood give"), "{stdout}");
+    assert!(!stdout.contains("robot says"), "{stdout}");
+    assert!(!stdout.contains("Refused"), "{stdout}");
 }

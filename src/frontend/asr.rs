@@ -64,6 +64,8 @@ pub struct Recognizer {
     vocabulary: Vec<String>,
     /// The cores other programs leave free (`threads = 0`).
     cores: FreeCores,
+    /// The last decoding was a beam search (the state is then made afresh).
+    searched: bool,
 }
 
 impl std::fmt::Debug for Recognizer {
@@ -124,6 +126,7 @@ impl Recognizer {
             settings: settings.clone(),
             vocabulary: Vec::new(),
             cores: FreeCores::new(),
+            searched: false,
         })
     }
 
@@ -205,7 +208,13 @@ impl Recognizer {
         let audio_ctx = ((seconds * CTX_PER_SECOND).ceil() as i32 + CTX_MARGIN).min(1500);
         let prompt = initial_prompt(&self.settings, names, things);
 
-        let strategy = match self.settings.beam_size {
+        let noise_margin_db = noise_margin_db(samples);
+        let beams = if noise_margin_db < self.settings.noisy_below_db {
+            self.settings.noisy_beam_size
+        } else {
+            self.settings.beam_size
+        };
+        let strategy = match beams {
             0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
             beams => SamplingStrategy::BeamSearch {
                 beam_size: beams.min(8) as i32,
@@ -239,6 +248,15 @@ impl Recognizer {
         if let Some(p) = &prompt {
             params.set_initial_prompt(p);
         }
+        if beams > 1 || self.searched {
+            // whisper.cpp's beam search leaves its decoders' state behind, and the
+            // next decoding then hears the same audio differently: a search and
+            // the decoding after one start afresh.
+            self.state = self.ctx.create_state().map_err(|e| {
+                FrontendError::Recognition(format!("cannot create a decoding state: {e}"))
+            })?;
+        }
+        self.searched = beams > 1;
         let decoded = self.state.full(params, &audio);
         if self.settings.threads == 0 {
             self.cores.restart();
@@ -273,7 +291,7 @@ impl Recognizer {
             }
         }
         let text = self.without_quieter_talkers(&sentences, &audio);
-        tracing::debug!(raw = %text, "whisper's text");
+        tracing::debug!(raw = %text, noise_margin_db, beams, "whisper's text");
         let text = collapse_phrase_loops(&collapse_repeats(text.trim()));
         let confidence = if probs.is_empty() {
             0.0
@@ -360,6 +378,8 @@ impl Sentence {
 const LEVEL_FRAME: usize = 320;
 /// Frames below this share of the loudest frame are not speech (-30 dB).
 const SPEECH_FLOOR: f32 = 0.03;
+/// A frame level below any microphone's own noise (−80 dBFS): silence in a file.
+const NOISE_FLOOR: f32 = 1e-4;
 
 /// Each sentence's level: the loudest frames (90th percentile) of its share
 /// of the spoken audio, shares in proportion to the sentences' letters.
@@ -390,12 +410,33 @@ fn sentence_levels(sentences: &[&Sentence], audio: &[f32]) -> Vec<f32> {
         .collect()
 }
 
+/// How far, in dB, the utterance's speech stands above the room's noise: its
+/// loud frames (90th percentile) against its quiet ones (10th: the pre-roll
+/// and the pauses, where a quiet room is near silence and a noisy one is not).
+fn noise_margin_db(audio: &[f32]) -> f32 {
+    let mut frames: Vec<f32> = audio.chunks(LEVEL_FRAME).map(rms).collect();
+    frames.sort_by(f32::total_cmp);
+    let (Some(quiet), Some(loud)) = (
+        frames.get(frames.len() / 10),
+        frames.get(frames.len() * 9 / 10),
+    ) else {
+        return f32::INFINITY;
+    };
+    // Digital silence (a file, a muted input) is as quiet as a room gets.
+    20.0 * (loud / quiet.max(NOISE_FLOOR)).max(1.0).log10()
+}
+
 /// The 90th percentile of frame levels; 0 for none.
 fn loud_level(frames: &[f32]) -> f32 {
     let mut sorted = frames.to_vec();
     sorted.sort_by(f32::total_cmp);
     sorted.get(sorted.len() * 9 / 10).copied().unwrap_or(0.0)
 }
+
+/// A sentence this alike to an earlier one of the utterance is that one read twice.
+const REPEAT_LIKENESS: f32 = 0.75;
+/// Letters a sentence needs before it can be such a repeat ("Yes." may be said twice).
+const MIN_REPEAT_LETTERS: usize = 10;
 
 /// Removes repeated sentences (and a repeated fragment at the end): with the encoder
 /// context trimmed to the utterance, tiny.en sometimes loops over what it heard
@@ -423,7 +464,11 @@ pub fn collapse_repeats(text: &str) -> String {
     let last = sentences.len().saturating_sub(1);
     for (i, s) in sentences.iter().enumerate() {
         let k = key(s);
-        if k.is_empty() || seen.contains(&k) {
+        // Also a loop that lost the sentence's first words ("It's Felix, could
+        // you pour it? Felix, could you pour it?"); never a single word.
+        let within_earlier =
+            s.split_whitespace().count() >= 2 && seen.iter().any(|p| nearly_repeats(&k, p));
+        if k.is_empty() || seen.contains(&k) || within_earlier {
             continue;
         }
         // An unfinished tail that merely restarts an earlier sentence.
@@ -437,6 +482,23 @@ pub fn collapse_repeats(text: &str) -> String {
         out.push_str(s);
     }
     out.trim().to_string()
+}
+
+/// Whether sentence `later` (letters only) is whisper reading the audio a
+/// second time as sentence `earlier`: the same letters, all or at its end,
+/// but for a few ("I'm Felix the large mug ... I'm Felix the lard mug").
+fn nearly_repeats(later: &str, earlier: &str) -> bool {
+    let later: Vec<char> = later.chars().collect();
+    let earlier: Vec<char> = earlier.chars().collect();
+    if later.len() < MIN_REPEAT_LETTERS {
+        return false;
+    }
+    let tail = &earlier[earlier.len().saturating_sub(later.len())..];
+    let alike = |other: &[char]| {
+        let differ = crate::phonetic::edit_distance(&later, other);
+        (differ as f32) <= (1.0 - REPEAT_LIKENESS) * later.len().max(other.len()) as f32
+    };
+    alike(&earlier) || alike(tail)
 }
 
 /// Removes a phrase whisper repeats within a sentence ("and hand it over and hand
@@ -531,6 +593,35 @@ mod tests {
     use super::collapse_repeats;
 
     #[test]
+    fn speech_in_noise_stands_less_far_above_it_than_in_a_quiet_room() {
+        use super::noise_margin_db;
+        // Half a second of pause, a second of a 200 Hz "voice", half a second of pause.
+        let voice =
+            |i: usize| 0.3 * (i as f32 * 2.0 * std::f32::consts::PI * 200.0 / 16_000.0).sin();
+        let utterance = |floor: f32| -> Vec<f32> {
+            let mut x = 12_345u32;
+            (0..32_000)
+                .map(|i| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    let hiss = floor * ((x >> 16) as f32 / 32_768.0 - 1.0);
+                    hiss + if (8_000..24_000).contains(&i) {
+                        voice(i)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        };
+        let silent_room = noise_margin_db(&utterance(0.0));
+        let quiet_room = noise_margin_db(&utterance(0.001));
+        let noisy_room = noise_margin_db(&utterance(0.05));
+        assert!(silent_room > 60.0, "{silent_room}");
+        assert!(quiet_room > 40.0, "{quiet_room}");
+        assert!((10.0..25.0).contains(&noisy_room), "{noisy_room}");
+        assert!(noise_margin_db(&[]).is_infinite());
+    }
+
+    #[test]
     fn sentences_know_their_end_and_their_level() {
         use super::{sentence_levels, Sentence};
         let sentence = |text: &str| Sentence {
@@ -606,6 +697,19 @@ mod tests {
             "Robot, what do we have to drink?"
         );
         assert_eq!(collapse_repeats("Yes. No. Yes."), "Yes. No.");
+        assert_eq!(
+            collapse_repeats("It's Felix, could you pour it into the red glass? Felix, could you pour it into the red glass"),
+            "It's Felix, could you pour it into the red glass?"
+        );
+        assert_eq!(
+            collapse_repeats("I'm Felix the large mug and I have the large mug. I'm Felix the lard mug and I have the large mug."),
+            "I'm Felix the large mug and I have the large mug."
+        );
+        // A word said again on its own is the speaker's, not a loop.
+        assert_eq!(
+            collapse_repeats("Pass the beer. Beer!"),
+            "Pass the beer. Beer!"
+        );
         assert_eq!(
             collapse_repeats("Could you pass the glass"),
             "Could you pass the glass"

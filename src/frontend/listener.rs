@@ -22,6 +22,15 @@ const FILLERS: &[&str] = &[
     "dear", "and",
 ];
 
+/// "It's" as the recogniser writes it before a name.
+const IT_IS: &[&str] = &["it's", "its"];
+
+/// Whether the text opens with a few words set off by a comma ("It's Felix, ...").
+fn set_off(text: &str) -> bool {
+    text.split_once(',')
+        .is_some_and(|(head, _)| head.split_whitespace().count() <= 3)
+}
+
 /// Words that may follow `the` in the robot's spoken name.
 fn spoken_forms(p: &Participant) -> Vec<Vec<String>> {
     let words: Vec<String> = p
@@ -63,6 +72,13 @@ pub fn vocative<'a>(
         .take_while(|w| FILLERS.contains(&w.as_str()))
         .count();
     let rest = &words[start.min(words.len())..];
+    // "It's Felix, could you ..." from someone else: the recogniser's "it's"
+    // before a name set off by a comma (the speaker naming themself is no
+    // vocative: the speaker is left out below).
+    let rest = match rest.split_first() {
+        Some((first, after)) if IT_IS.contains(&first.as_str()) && set_off(text) => after,
+        _ => rest,
+    };
     participants
         .everyone()
         .filter(|p| !p.name.eq_ignore_ascii_case(speaker))
@@ -220,6 +236,23 @@ mod tests {
             restore_vocative("Phelix can you get me the coffee pot.", &t).as_deref(),
             Some("Felix, can you get me the coffee pot.")
         );
+    }
+
+    #[test]
+    fn its_before_a_name_set_off_by_a_comma_names_the_listener() {
+        let t = table();
+        let named = |text: &str, speaker: &str| vocative(text, speaker, &t).map(|p| p.name.clone());
+        assert_eq!(
+            named(
+                "It's Felix, could you pour it into the red glass?",
+                "Daniel"
+            )
+            .as_deref(),
+            Some("Felix")
+        );
+        // The speaker naming themself, and a name inside a sentence, name no listener.
+        assert_eq!(named("It's Felix, could I have the wine?", "Felix"), None);
+        assert_eq!(named("It's Felix who has the phone", "Daniel"), None);
     }
 
     #[test]

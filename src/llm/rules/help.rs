@@ -109,6 +109,14 @@ impl RulesBrain {
         {
             return None;
         }
+        // "Help yourself to the red glass": between people, a thing meant for
+        // the listener asks nothing of the robot, which helps the sender.
+        if matches!(act, Act::Give | Act::MoveTo)
+            && !s.robot_addressed
+            && asked_for.is_some_and(|r| Some(r) == listener && s.sender.as_deref() != Some(r))
+        {
+            return None;
+        }
         // A pour needs the glass named as much as the bottle.
         let target = matches!(act, Act::Pour | Act::PourSame)
             .then(|| self.named_target(s))
