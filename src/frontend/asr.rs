@@ -209,11 +209,14 @@ impl Recognizer {
         let prompt = initial_prompt(&self.settings, names, things);
 
         let noise_margin_db = noise_margin_db(samples);
-        let beams = if noise_margin_db < self.settings.noisy_below_db {
-            self.settings.noisy_beam_size
-        } else {
-            self.settings.beam_size
-        };
+        // Noise with nothing standing out of it is no speech to search: beams
+        // make words of it ("A F" from white noise) where greedy decoding does not.
+        let beams =
+            if (SPEECH_OUT_OF_NOISE_DB..self.settings.noisy_below_db).contains(&noise_margin_db) {
+                self.settings.noisy_beam_size
+            } else {
+                self.settings.beam_size
+            };
         let strategy = match beams {
             0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
             beams => SamplingStrategy::BeamSearch {
@@ -378,6 +381,8 @@ impl Sentence {
 const LEVEL_FRAME: usize = 320;
 /// Frames below this share of the loudest frame are not speech (-30 dB).
 const SPEECH_FLOOR: f32 = 0.03;
+/// Speech stands at least this far above its noise (dB); less is noise alone.
+const SPEECH_OUT_OF_NOISE_DB: f32 = 6.0;
 /// A frame level below any microphone's own noise (−80 dBFS): silence in a file.
 const NOISE_FLOOR: f32 = 1e-4;
 

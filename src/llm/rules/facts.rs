@@ -200,9 +200,13 @@ impl super::RulesBrain {
                     .say("robot_reason.out_of_reach", &[("object", &thing)]),
             );
         }
-        // One "blocked by ... on every side" per arm, joined by "; ": every blocker once.
+        // One "blocked by ... on every side" per arm, joined by "; ": every blocker
+        // once; an arm that is only out of reach adds nothing to say.
         let mut ids: Vec<&str> = Vec::new();
         for arm in why.split("; ") {
+            if arm.starts_with("out of reach of the ") {
+                continue;
+            }
             let list = arm
                 .strip_prefix("blocked by ")?
                 .strip_suffix(" on every side")?;
@@ -211,6 +215,12 @@ impl super::RulesBrain {
                     ids.push(id);
                 }
             }
+        }
+        if ids.is_empty() {
+            return Some(
+                self.speech
+                    .say("robot_reason.out_of_reach", &[("object", &thing)]),
+            );
         }
         let things: Option<Vec<String>> = ids.iter().map(|id| self.thing_named(id)).collect();
         let things = self.speech.and_list(&things?);
@@ -423,6 +433,13 @@ mod tests {
         assert_eq!(
             en.robot_reason(both, "All"),
             "the cola bottle is blocked on every side by the fanta bottle and the red glass"
+        );
+        // One arm blocked, the other out of reach: the blocker named, no id spoken.
+        let one_arm = "the_robot cannot reach cola_bottle: blocked by fanta_bottle on every side; \
+                       out of reach of the left arm.";
+        assert_eq!(
+            en.robot_reason(one_arm, "All"),
+            "the cola bottle is blocked on every side by the fanta bottle"
         );
         // A text the check does not write stays as it is.
         assert_eq!(
