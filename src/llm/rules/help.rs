@@ -90,7 +90,11 @@ impl RulesBrain {
             }
             act => act,
         };
-        // "Wait, my phone" while holding it: between people nothing is asked of anyone.
+        // Between people a hand-over or a move asks nothing of the robot when the
+        // thing is in the hand of the one it is for ("wait, my phone") or of the
+        // listener (handing over what is in one's hand needs no free hand), or
+        // when it is meant for the listener ("help yourself to the red glass":
+        // the robot helps the sender).
         let holds_it = |whom: &str| {
             listed
                 .iter()
@@ -101,19 +105,14 @@ impl RulesBrain {
             .recipient
             .as_ref()
             .and_then(|r| r.name.as_deref());
-        // Nor when the listener holds it: handing over what is in one's hand needs no free hand.
         let listener = s.receiver.as_deref();
+        let for_the_listener =
+            asked_for.is_some_and(|r| Some(r) == listener && s.sender.as_deref() != Some(r));
         if matches!(act, Act::Give | Act::MoveTo)
             && !s.robot_addressed
-            && (asked_for.is_some_and(holds_it) || listener.is_some_and(holds_it))
-        {
-            return None;
-        }
-        // "Help yourself to the red glass": between people, a thing meant for
-        // the listener asks nothing of the robot, which helps the sender.
-        if matches!(act, Act::Give | Act::MoveTo)
-            && !s.robot_addressed
-            && asked_for.is_some_and(|r| Some(r) == listener && s.sender.as_deref() != Some(r))
+            && (asked_for.is_some_and(holds_it)
+                || listener.is_some_and(holds_it)
+                || for_the_listener)
         {
             return None;
         }
