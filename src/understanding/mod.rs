@@ -92,6 +92,7 @@ impl Understanding {
             }
             if reading.act.is_request() {
                 before.request = Some(reading);
+                before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
             }
         }
         self.read_with(&lexicon, world, turn, &before)
@@ -264,13 +265,19 @@ impl Understanding {
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
         let reading = with_memory(&grammar.memory, world, turn, reading);
+        let request = before.request_followed_by(turn);
+        let follows = |bare| match request {
+            Some(_) => follow_up(world, reading.clone(), request, &context, bare),
+            None if before.request.is_some() => answering(reading.heard.clone()),
+            None => Reading::unknown(reading.heard.clone()),
+        };
         match reading.act {
-            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
+            Act::FollowUp => follows(false),
             // A thing alone after a request ("and the blue one for Sam") follows it up.
             Act::Give
                 if before.request.is_some() && grammar.begins_with_a_slot(&reading.matched) =>
             {
-                follow_up(world, reading, before.request.as_ref(), &context, true)
+                follows(true)
             }
             _ => reading,
         }
@@ -412,6 +419,20 @@ impl Clauses {
 struct Before {
     referent: Option<String>,
     request: Option<Reading>,
+    /// Who asked the last request, and whom.
+    asked: Option<(String, String)>,
+}
+
+impl Before {
+    /// The last request, unless `turn` is its listener answering its sender: "tea
+    /// would be lovely" to the one who offered to pour accepts, and asks nothing more.
+    fn request_followed_by(&self, turn: &Utterance<'_>) -> Option<&Reading> {
+        let replies = self
+            .asked
+            .as_ref()
+            .is_some_and(|(asker, asked)| asked == turn.speaker && asker == turn.listener);
+        self.request.as_ref().filter(|_| !replies)
+    }
 }
 
 /// Whether another clause of the sentence of `parts[index]` (a clause) names
@@ -452,6 +473,16 @@ fn beside_a_claim(
 /// request before it, it is not understood. A `bare` thing ("and the wine for
 /// Daniel", a request of its own without one before it) follows a pour only
 /// as a glass to pour into; a bottle or anything else is handed over.
+/// The listener of a request answering its sender without a verb ("tea would be
+/// lovely"): nothing asked of anyone, and sure of it.
+fn answering(heard: String) -> Reading {
+    Reading {
+        matched: "an answer to the request before".into(),
+        doubt: None,
+        ..Reading::unknown(heard)
+    }
+}
+
 fn follow_up(
     world: &World,
     reading: Reading,

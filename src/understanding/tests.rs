@@ -680,6 +680,30 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
 }
 
 #[test]
+fn the_listener_answering_a_request_without_a_verb_asks_nothing() {
+    let offer = (
+        "Felix",
+        "Daniel",
+        "pass your glass over and I'll pour you some",
+    );
+    // Daniel answers Felix: he accepts, and asks nothing of anyone.
+    let accepts = in_dialogue(
+        "softdrinks",
+        &[offer],
+        ("Daniel", "Felix", "fanta would be lovely, thank you"),
+    );
+    assert_eq!(accepts.act, Act::Unknown);
+    assert_eq!(accepts.doubt, None);
+    // The one who asked, going on to the robot, follows the request up.
+    let asker = in_dialogue(
+        "softdrinks",
+        &[offer],
+        ("Felix", "the_robot", "and the fanta for me"),
+    );
+    assert_eq!(summary(&asker), "give object=fanta_bottle recipient=Felix");
+}
+
+#[test]
 fn and_a_thing_for_someone_follows_up_the_last_request() {
     let pour = (
         "Felix",

@@ -18,10 +18,10 @@ use crate::twin::ObjectId;
 use super::feedback::Cause;
 use super::simulate::{
     add_object, apply_pour, arm_hand, attached, carry_lift, centre_base, detour, holding_of,
-    horizontal, index, joint_move, lift_over, move_to_ik, obstacles, other_hand_takes,
-    resting_pose, retreat, run, turned_about, with_translation, world_from_centre, Detours, Effect,
-    Goal, Holding, Metrics, PlanState, Simulated, Tail, HOVER_CLEAR, LIFT_CLEAR, POUR_GAP,
-    POUR_TILT, PRE_GRASP, PUT_TURNS_DEG, TABLE, TRANSIT_HEIGHT,
+    horizontal, index, joint_move, lift_over, motion_options, move_to_ik, obstacles,
+    other_hand_takes, resting_pose, retreat, run, turned_about, with_translation,
+    world_from_centre, Detours, Effect, Goal, Holding, Metrics, PlanState, Simulated, Tail,
+    HOVER_CLEAR, LIFT_CLEAR, POUR_GAP, POUR_TILT, PRE_GRASP, PUT_TURNS_DEG, TABLE, TRANSIT_HEIGHT,
 };
 use super::variants::{hand_of, same_joints, target_point, Elementary, Variant};
 
@@ -263,16 +263,8 @@ fn grips(
     let top = world.object_top(object).z;
     match grasp {
         GraspType::Side => {
-            let pre_at = g - d * PRE_GRASP;
-            let hover_at = Vec3::new(pre_at.x, pre_at.y, (top + HOVER_CLEAR).max(pre_at.z));
-            let free = |at: Vec3| IkTarget::approach(at, d);
             if p.robot.hand.fingers != 2 {
-                return vec![Grip {
-                    pre: free(pre_at),
-                    at: free(g),
-                    hover: free(hover_at),
-                    touching: vec![name],
-                }];
+                return wrapping_grips(p, object, arm, g, d);
             }
             let hand_y = arm_hand(p.robot, &p.next, arm).matrix3.y_axis;
             let first_up = hand_y.z >= 0.0;
@@ -322,6 +314,83 @@ fn grips(
             }]
         }
     }
+}
+
+/// The grips of a hand that wraps an object (three fingers or more), free to roll about
+/// the approach: level at the kind's grasp height; where the hand would sit on the table
+/// there (a jar, a teacup: the grasp height is lower than the palm is thick), level at the
+/// lowest hold up the object's side that clears it; then leaned down from above, as
+/// [`pitched_grips`] leans a parallel hand, the forearm high over what stands around.
+fn wrapping_grips(p: &Planning<'_>, object: ObjectId, arm: Side, g: Vec3, d: Vec3) -> Vec<Grip> {
+    let world = &p.next.world;
+    let name = world.object(object).name.clone();
+    let top = world.object_top(object).z;
+    let palm = p.robot.arm(arm).hand_capsules();
+    let frame = |approach: Vec3| frame_from_z_x(approach, approach.cross(Vec3::Z));
+    let hand_at =
+        |approach: Vec3, at: Vec3| Affine3A::from_mat3_translation(frame(approach).into(), at);
+    let table_clear = world.table.height + motion_options().min_clearance + TABLE_SLACK;
+    let clears_table =
+        |approach: Vec3, at: Vec3| lowest_point(palm, &hand_at(approach, at)) >= table_clear;
+    let mut held = ObstacleSet::new();
+    add_object(&mut held, world, object);
+    let allowed = palm_depth(palm, &hand_at(d, g), &held) + PALM_SLACK;
+    let highest = top - TOP_HOLD;
+    let steps = ((highest - g.z) / HOLD_STEP).floor().max(0.0) as usize;
+    // The lowest hold up the side where the hand clears the table and, leaned, sits no
+    // deeper in the object than a level hand at the grasp height.
+    let lowest_hold = |approach: Vec3| {
+        (0..=steps)
+            .map(|k| g + Vec3::Z * (k as f32 * HOLD_STEP))
+            .find(|&at| {
+                clears_table(approach, at)
+                    && (approach == d || palm_depth(palm, &hand_at(approach, at), &held) <= allowed)
+            })
+    };
+    let mut holds = Vec::new();
+    holds.extend(lowest_hold(d).map(|at| (d, at)));
+    let axis = d.cross(Vec3::Z);
+    for deg in GRIP_PITCHES_DEG.iter().rev() {
+        let leaned = Quat::from_axis_angle(axis, deg.to_radians()) * d;
+        let leaned = if leaned.z <= 0.0 {
+            leaned
+        } else {
+            Quat::from_axis_angle(axis, -deg.to_radians()) * d
+        };
+        holds.extend(lowest_hold(leaned).map(|at| (leaned, at)));
+    }
+    if holds.is_empty() {
+        // No hold clears the table: the level one explains why.
+        holds.push((d, g));
+    }
+    holds
+        .into_iter()
+        .map(|(approach, at)| {
+            let pre_at = at - approach * PRE_GRASP;
+            let hover_at = Vec3::new(pre_at.x, pre_at.y, (top + HOVER_CLEAR).max(pre_at.z));
+            let free = |at: Vec3| IkTarget::approach(at, approach);
+            Grip {
+                pre: free(pre_at),
+                at: free(at),
+                hover: free(hover_at),
+                touching: vec![name.clone()],
+            }
+        })
+        .collect()
+}
+
+/// How much more than the motion's clearance a wrapping hand keeps above the table (m).
+const TABLE_SLACK: f32 = 0.002;
+
+/// The lowest point of the hand's capsules (`palm`, in the hand frame) with the hand at
+/// `world_from_hand` (world z, m).
+fn lowest_point(palm: &[Capsule], world_from_hand: &Affine3A) -> f32 {
+    palm.iter()
+        .map(|c| {
+            let c = c.transformed(world_from_hand);
+            c.a.z.min(c.b.z) - c.radius
+        })
+        .fold(f32::INFINITY, f32::min)
 }
 
 /// How far a parallel hand's side grip leans down from level (degrees): the hand comes

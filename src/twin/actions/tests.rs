@@ -418,6 +418,30 @@ fn table_with(objects: &[(&str, &str, [f32; 2])]) -> Twin {
     Twin::from_world(crate::twin::scene::from_toml_str(&text, &kinds).expect("valid scene"))
 }
 
+#[test]
+fn a_short_jar_is_held_higher_up_than_its_grasp_height_where_the_palm_would_sit_on_the_table() {
+    // The default hand's palm is thicker than this jar's grasp height is above the table:
+    // held there, the hand would sit on the table; a little higher up, it takes the jar.
+    let jar = "[jar]\nshape = \"cylinder\"\nradius = 0.035\nheight = 0.10\n\
+               grasp_height = 0.04\ngrasps = [\"side\"]\nwords = [\"jar\"]\n";
+    let kinds = crate::twin::kinds::KindCatalog::from_toml_str(jar, "test").expect("kinds");
+    let text = "name = \"t\"\n[table]\nsize = [1.2, 0.8]\nheight = 0.75\n[robot]\n\
+                name = \"the_robot\"\nposition = [-0.85, 0.0]\n[[person]]\nname = \"Ann\"\n\
+                position = [0.0, 0.7]\nyaw_deg = -90\n[[object]]\nname = \"jar\"\n\
+                kind = \"jar\"\nposition = [-0.3, -0.2]\n";
+    let mut t = Twin::from_world(crate::twin::scene::from_toml_str(text, &kinds).expect("scene"));
+    let (jar, ann) = (obj(&t, "jar"), per(&t, "Ann"));
+    let r = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: jar,
+            person: ann,
+        },
+    );
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(t.world.holder(jar), Some(ann));
+}
+
 /// Bottles at `radius` around (x, y), at the given angles (deg).
 fn around(x: f32, y: f32, radius: f32, angles: &[f32]) -> Vec<(String, [f32; 2])> {
     angles
