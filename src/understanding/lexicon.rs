@@ -373,6 +373,11 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
             _ => candidates,
         };
+        // "Your cup" of two cups: the one in that person's hand, or the one at their seat.
+        let candidates = match owner.as_deref() {
+            Some(person) if candidates.len() > 1 => self.nearest_to(person, candidates),
+            _ => candidates,
+        };
         Some(ObjectMention {
             said,
             candidates,
@@ -397,24 +402,35 @@ impl<'a, 'w> Filler<'a, 'w> {
         })?;
         let person = self.person(&span[at + len..])?.name?;
         let mut mention = self.object(&span[..at], unknown_allowed)?;
+        mention.candidates = self.nearest_to(&person, std::mem::take(&mut mention.candidates));
+        mention.said = span.join(" ");
+        Some(mention)
+    }
+
+    /// Of `candidates`, the one `person` holds, else the one nearest their seat; all of
+    /// them when the person is nobody at the table.
+    fn nearest_to(&self, person: &str, candidates: Vec<String>) -> Vec<String> {
         let world = self.lexicon.world;
-        let seat = world.person(world.person_named(&person)?).position;
+        let Some(id) = world.person_named(person) else {
+            return candidates;
+        };
+        let seat = world.person(id).position;
         let distance = |name: &String| {
-            world.object_named(name).map_or(f32::INFINITY, |id| {
-                let base = world.object_base(id);
+            world.object_named(name).map_or(f32::INFINITY, |o| {
+                if world.holder(o) == Some(id) {
+                    return 0.0;
+                }
+                let base = world.object_base(o);
                 (base.x - seat.x).hypot(base.y - seat.y)
             })
         };
-        if let Some(nearest) = mention
-            .candidates
+        match candidates
             .iter()
             .min_by(|a, b| distance(a).total_cmp(&distance(b)))
-            .cloned()
         {
-            mention.candidates = vec![nearest];
+            Some(nearest) => vec![nearest.clone()],
+            None => candidates,
         }
-        mention.said = span.join(" ");
-        Some(mention)
     }
 
     /// A drink: an object phrase that only things holding a liquid fit ("a coffee").

@@ -704,6 +704,34 @@ fn the_listener_answering_a_request_without_a_verb_asks_nothing() {
 }
 
 #[test]
+fn your_cup_of_two_is_the_one_at_the_listeners_seat() {
+    // Felix sits by the large cup, Daniel by the small one.
+    let yours = in_dialogue("coffee", &[], ("Felix", "Daniel", "pass your cup over"));
+    assert_eq!(summary(&yours), "give object=small_cup recipient=Felix");
+    let mine = in_dialogue("coffee", &[], ("Daniel", "Felix", "hand me my cup, would you"));
+    assert_eq!(summary(&mine), "give object=small_cup recipient=Daniel");
+    // Without an owner, two cups stay two.
+    let either = in_dialogue("coffee", &[], ("Daniel", "Felix", "hand me the cup"));
+    assert_eq!(either.slots.object.map(|o| o.candidates.len()), Some(2));
+}
+
+#[test]
+fn a_state_said_with_an_apostrophe_s_or_even_is_still_a_claim() {
+    let empty = in_dialogue(
+        "coffee",
+        &[],
+        ("Felix", "Daniel", "the coffee pot's empty already"),
+    );
+    assert_eq!(empty.act, Act::StateContents);
+    let absent = in_dialogue(
+        "coffee",
+        &[],
+        ("Felix", "Daniel", "we don't even have oat milk"),
+    );
+    assert_eq!(absent.act, Act::StateAbsent);
+}
+
+#[test]
 fn and_a_thing_for_someone_follows_up_the_last_request() {
     let pour = (
         "Felix",

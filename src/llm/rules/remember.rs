@@ -169,7 +169,9 @@ impl RulesBrain {
     ) -> Result<Option<ObjectMention>, Calls> {
         let refers = s.reading.slots.memory.as_deref();
         let ambiguous = mention.is_some_and(|m| m.candidates.len() > 1);
-        let needed = refers.is_some() || mention.is_none() || ambiguous;
+        // "My cup" was taken as the one at the seat; memory may know better.
+        let owned = mention.is_some_and(|m| m.owner.is_some() && m.every.len() > 1);
+        let needed = refers.is_some() || mention.is_none() || ambiguous || owned;
         if !s.memory_on || !needed || !matches!(s.reading.act, Act::Give | Act::Pour | Act::MoveTo)
         {
             return Ok(None);
@@ -182,6 +184,7 @@ impl RulesBrain {
             )]));
         };
         let candidates: Vec<String> = match mention {
+            Some(m) if owned => m.every.clone(),
             Some(m) if !m.candidates.is_empty() => m.candidates.clone(),
             _ => listed
                 .iter()
@@ -210,7 +213,11 @@ impl RulesBrain {
             // A preference may point past what the words named ("something to drink").
             self.preferred(&confirmed_facts(&done.result), &drinks, listed)
                 .filter(|n| {
-                    mention.is_none_or(|m| m.candidates.contains(n) || m.candidates.len() != 1)
+                    mention.is_none_or(|m| {
+                        m.candidates.contains(n)
+                            || m.candidates.len() != 1
+                            || owned && m.every.contains(n)
+                    })
                 })
                 .or_else(|| (refers == Some("usual")).then(from_episodes).flatten())
         };
