@@ -33,16 +33,32 @@ pub struct Route {
     pub why: String,
 }
 
+/// How a turn was said, beside what it was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Said {
+    /// To the robot (or to everyone).
+    pub robot_addressed: bool,
+    /// A word asks for something (a request's verb, "could", "please").
+    pub asks: bool,
+}
+
 /// The route of a turn read as `reading`; `previous` is the path the turn
 /// before took (an answer to the LLM's question goes back to the LLM).
-/// Talk between people that no template reads and that names nothing on
-/// the table stays local: the robot can only help with what is on the table,
-/// and a small model tends to answer such remarks.
-pub fn route(reading: &Reading, previous: Option<Path>, robot_addressed: bool) -> Route {
-    if reading.doubt == Some(Doubt::NothingOnTheTable) && !robot_addressed {
+/// Talk between people that no template reads for sure and that names nothing
+/// on the table, or asks for nothing (a remark, a claim half read), stays local: the robot helps only with
+/// requests about what is on the table, and a small model tends to act on
+/// remarks ("ah no, we've got wine, beer and soda").
+pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
+    let unsure_remark = reading.doubt.is_some() && !reading.act.is_request() && !said.asks;
+    let why = match &reading.doubt {
+        Some(Doubt::NothingOnTheTable) => "talk between people that names nothing on the table",
+        _ if unsure_remark => "talk between people that asks for nothing",
+        _ => "",
+    };
+    if !why.is_empty() && !said.robot_addressed {
         return Route {
             path: Path::Local,
-            why: "talk between people that names nothing on the table".into(),
+            why: why.into(),
         };
     }
     if let Some(doubt) = &reading.doubt {
@@ -68,6 +84,13 @@ pub fn route(reading: &Reading, previous: Option<Path>, robot_addressed: bool) -
 mod tests {
     use super::*;
 
+    fn said(robot_addressed: bool, asks: bool) -> Said {
+        Said {
+            robot_addressed,
+            asks,
+        }
+    }
+
     fn reading(act: Act, doubt: Option<Doubt>) -> Reading {
         Reading {
             doubt,
@@ -78,7 +101,7 @@ mod tests {
 
     #[test]
     fn a_sure_reading_goes_local_and_a_doubtful_one_to_the_llm() {
-        let sure = route(&reading(Act::Give, None), None, true);
+        let sure = route(&reading(Act::Give, None), None, said(true, true));
         assert_eq!(sure.path, Path::Local);
         let gapped = route(
             &reading(
@@ -89,11 +112,15 @@ mod tests {
                 }),
             ),
             Some(Path::Local),
-            false,
+            said(false, true),
         );
         assert_eq!(gapped.path, Path::Llm);
         assert!(gapped.why.contains("\"jug\""), "{}", gapped.why);
-        let unknown = route(&Reading::unknown("scoot it over".into()), None, false);
+        let unknown = route(
+            &Reading::unknown("scoot it over".into()),
+            None,
+            said(false, true),
+        );
         assert_eq!(unknown.path, Path::Llm);
     }
 
@@ -101,16 +128,21 @@ mod tests {
     fn an_answer_follows_the_question_to_its_brain() {
         for act in [Act::Claim, Act::Confirm] {
             assert_eq!(
-                route(&reading(act, None), Some(Path::Llm), true).path,
+                route(&reading(act, None), Some(Path::Llm), said(true, false)).path,
                 Path::Llm
             );
             assert_eq!(
-                route(&reading(act, None), Some(Path::Local), true).path,
+                route(&reading(act, None), Some(Path::Local), said(true, false)).path,
                 Path::Local
             );
         }
         assert_eq!(
-            route(&reading(Act::Thanks, None), Some(Path::Llm), false).path,
+            route(
+                &reading(Act::Thanks, None),
+                Some(Path::Llm),
+                said(false, false)
+            )
+            .path,
             Path::Local
         );
     }
@@ -118,8 +150,25 @@ mod tests {
     #[test]
     fn talk_between_people_about_nothing_on_the_table_stays_local() {
         let remark = reading(Act::Unknown, Some(Doubt::NothingOnTheTable));
-        assert_eq!(route(&remark, None, false).path, Path::Local);
+        assert_eq!(route(&remark, None, said(false, false)).path, Path::Local);
         // Said to the robot, the LLM answers it.
-        assert_eq!(route(&remark, None, true).path, Path::Llm);
+        assert_eq!(route(&remark, None, said(true, false)).path, Path::Llm);
+        // A remark that names a thing but asks for nothing stays local too.
+        let claim = reading(Act::Unknown, Some(Doubt::AsksNothing));
+        assert_eq!(route(&claim, None, said(false, false)).path, Path::Local);
+        assert_eq!(route(&claim, None, said(true, false)).path, Path::Llm);
+        // A claim half read ("there's regular coke too, look": "regular" left out)
+        // between people stays local unless a word asks for something.
+        let half = reading(
+            Act::StateInventory,
+            Some(Doubt::LeftOut {
+                word: "regular".into(),
+            }),
+        );
+        assert_eq!(route(&half, None, said(false, false)).path, Path::Local);
+        assert_eq!(route(&half, None, said(false, true)).path, Path::Llm);
+        // A request in doubt goes to the LLM, asking words or not.
+        let gapped = reading(Act::Give, Some(Doubt::NotUnderstood));
+        assert_eq!(route(&gapped, None, said(false, false)).path, Path::Llm);
     }
 }

@@ -276,6 +276,22 @@ impl Grammar {
             .any(|s| s.text == text && matches!(s.elements.first(), Some(Element::Slot(_))))
     }
 
+    /// Whether any of `words` asks for something: a verb of a request ("pass", "pour",
+    /// "scoot"), a word that opens one ("could", "would") or says please. Talk that
+    /// has none, between people, asks nothing of anyone ("ah no, we've got wine").
+    pub fn asks_for_something<'w>(&self, mut words: impl Iterator<Item = &'w str>) -> bool {
+        let asking =
+            |name: &str| name.ends_with("_verb") || name.ends_with("_ing") || name == "can_you";
+        words.any(|w| {
+            let cue = self
+                .rule_words
+                .iter()
+                .any(|(name, rule)| asking(name) && rule.contains(w));
+            let pronoun = self.normalize.pronouns.contains_key(w);
+            (cue && !pronoun) || self.normalize.requests.iter().any(|r| r == w)
+        })
+    }
+
     /// The shipped sentences under `<data root>/prompts/understanding.toml`.
     pub fn shipped() -> Result<Self, GrammarError> {
         Self::load(&crate::paths::data_root().join("prompts/understanding.toml"))

@@ -259,28 +259,39 @@ impl Understanding {
                 // Talk that names nothing on the table asks nothing the robot could do.
                 if !heard.split(' ').any(|w| lexicon.names_thing(w)) {
                     reading.doubt = Some(Doubt::NothingOnTheTable);
+                } else if !self.asks_for_something(&heard, turn.text) {
+                    reading.doubt = Some(Doubt::AsksNothing);
                 }
                 reading
             }
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
         let reading = with_memory(&grammar.memory, world, turn, reading);
-        let request = before.request_followed_by(turn);
-        let follows = |bare| match request {
-            Some(_) => follow_up(world, reading.clone(), request, &context, bare),
-            None if before.request.is_some() => answering(reading.heard.clone()),
-            None => Reading::unknown(reading.heard.clone()),
-        };
         match reading.act {
-            Act::FollowUp => follows(false),
-            // A thing alone after a request ("and the blue one for Sam") follows it up.
+            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
+            // A thing alone after a request ("and the blue one for Sam") follows it up,
+            // unless the one asked answers with it.
             Act::Give
                 if before.request.is_some() && grammar.begins_with_a_slot(&reading.matched) =>
             {
-                follows(true)
+                match before.request_followed_by(turn) {
+                    Some(request) => follow_up(world, reading, Some(request), &context, true),
+                    None => answering(reading.heard),
+                }
             }
             _ => reading,
         }
+    }
+
+    /// Whether the words as heard (a reading's `heard`), or as said (where "please"
+    /// is not yet dropped), ask for something.
+    pub fn asks_for_something(&self, heard: &str, said: &str) -> bool {
+        let said = said.to_lowercase();
+        let said = said
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty());
+        self.grammar
+            .asks_for_something(heard.split(' ').chain(said))
     }
 
     /// The one object a part no template read names, longest words first

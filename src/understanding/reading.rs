@@ -262,6 +262,9 @@ pub enum Doubt {
     NotUnderstood,
     /// No template matched, and no word names a thing on the table.
     NothingOnTheTable,
+    /// No template matched, and no word asks for anything (no request's verb, no
+    /// "could you", no "please"): a remark.
+    AsksNothing,
     /// A gap (`*`) of the match skipped a word that names something at the table.
     Gapped {
         /// How many words the gaps skipped.
@@ -300,6 +303,7 @@ impl Doubt {
             Doubt::NothingOnTheTable => {
                 "no template matched, and nothing on the table is named".into()
             }
+            Doubt::AsksNothing => "no template matched, and no word asks for anything".into(),
             Doubt::Gapped { skipped, word } => {
                 format!("a gapped match skipped {skipped} words, \"{word}\" among them")
             }

@@ -214,7 +214,7 @@ fn moves_and_pours() {
             ),
             (
                 "Daniel>Felix: could you pour some milk into my cup",
-                "pour source=milk_bottle target=large_cup/small_cup recipient=Daniel",
+                "pour source=milk_bottle target=small_cup recipient=Daniel",
             ),
             (
                 "Daniel>Felix: Can I get a cup of coffee?",
@@ -227,7 +227,7 @@ fn moves_and_pours() {
         &[
             (
                 "Felix>Daniel: Daniel, could you fill some coca cola into my glass?",
-                "pour source=cola_bottle target=red_glass/blue_glass recipient=Felix",
+                "pour source=cola_bottle target=red_glass recipient=Felix",
             ),
             (
                 "Felix>the_robot: Can you pour me some fanta?",
@@ -708,7 +708,11 @@ fn your_cup_of_two_is_the_one_at_the_listeners_seat() {
     // Felix sits by the large cup, Daniel by the small one.
     let yours = in_dialogue("coffee", &[], ("Felix", "Daniel", "pass your cup over"));
     assert_eq!(summary(&yours), "give object=small_cup recipient=Felix");
-    let mine = in_dialogue("coffee", &[], ("Daniel", "Felix", "hand me my cup, would you"));
+    let mine = in_dialogue(
+        "coffee",
+        &[],
+        ("Daniel", "Felix", "hand me my cup, would you"),
+    );
     assert_eq!(summary(&mine), "give object=small_cup recipient=Daniel");
     // Without an owner, two cups stay two.
     let either = in_dialogue("coffee", &[], ("Daniel", "Felix", "hand me the cup"));
@@ -949,6 +953,14 @@ fn why_a_reading_is_not_sure() {
         doubt("softdrinks", "scoot the cola thingy"),
         Some(Doubt::NotUnderstood)
     );
+    // A remark that names a thing but asks for nothing, and one that asks.
+    assert_eq!(
+        doubt("softdrinks", "I never liked fanta, way too sweet for me"),
+        Some(Doubt::AsksNothing)
+    );
+    let asks = |text: &str| stage().grammar().asks_for_something(text.split(' '));
+    assert!(asks("the fanta please") && asks("could the fanta be sweeter"));
+    assert!(!asks("i never liked fanta"));
 }
 
 #[test]
@@ -1121,10 +1133,8 @@ fn a_bare_thing_beside_a_clause_naming_another_is_no_request() {
         Act::Unknown
     );
     // "while you're at it" names nothing, however near "while" is to "white".
-    assert_eq!(
-        act(&asked, "and the milk too, while you're at it"),
-        Act::Give
-    );
+    let going_on = ("Daniel", "Felix", "and the milk too, while you're at it");
+    assert_eq!(in_dialogue("coffee", &asked, going_on).act, Act::Give);
     // A clause opened by a preposition only adds to the request beside it.
     assert_eq!(act(&[], "the oat milk please, in the small cup"), Act::Pour);
     assert_eq!(

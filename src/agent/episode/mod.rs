@@ -476,7 +476,14 @@ impl Agent {
                     grounding::addressee(&twin.world, &turn.listener),
                     Grounding::Resolved(Addressee::Robot | Addressee::All)
                 );
-                Some(local_first::route(reading, self.last_path, robot_addressed))
+                let asks = self.understanding.as_ref().is_some_and(|stage| {
+                    stage.asks_for_something(&reading.heard, turn.utterance().text)
+                });
+                let said = local_first::Said {
+                    robot_addressed,
+                    asks,
+                };
+                Some(local_first::route(reading, self.last_path, said))
             }
             (Some(_), None) => Some(Route {
                 path: Path::Llm,
