@@ -61,6 +61,33 @@ pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
             why: why.into(),
         };
     }
+    // A question whose only doubt is a word the table does not know ("do we have
+    // *white* wine?") or a thing it lacks: the table answers it, and a small model
+    // asked a question tends to act as well.
+    let table_answers = matches!(
+        reading.doubt,
+        Some(Doubt::LeftOut { .. } | Doubt::Lacking { .. })
+    );
+    // Thanks and refusals are never actions: the rules brain answers them whatever
+    // else the turn says ("None for me, thanks. I'm not a tea person.").
+    if matches!(reading.act, Act::Thanks | Act::Refuse) {
+        return Route {
+            path: Path::Local,
+            why: format!("a {} is never an action", reading.act.as_str()),
+        };
+    }
+    if reading.act.is_question() && table_answers {
+        return Route {
+            path: Path::Local,
+            why: format!(
+                "a question the table answers ({})",
+                reading
+                    .doubt
+                    .as_ref()
+                    .map_or_else(String::new, Doubt::describe)
+            ),
+        };
+    }
     if let Some(doubt) = &reading.doubt {
         return Route {
             path: Path::Llm,
@@ -167,6 +194,22 @@ mod tests {
         );
         assert_eq!(route(&half, None, said(false, false)).path, Path::Local);
         assert_eq!(route(&half, None, said(false, true)).path, Path::Llm);
+        // A question with a word the table does not know is answered from the table.
+        let white = reading(
+            Act::AskHave,
+            Some(Doubt::LeftOut {
+                word: "white".into(),
+            }),
+        );
+        assert_eq!(route(&white, None, said(true, true)).path, Path::Local);
+        // Thanks and refusals are never actions, however much else was said.
+        let refusal = reading(
+            Act::Refuse,
+            Some(Doubt::UnreadPart {
+                part: "i am not a tea person".into(),
+            }),
+        );
+        assert_eq!(route(&refusal, None, said(true, false)).path, Path::Local);
         // A request in doubt goes to the LLM, asking words or not.
         let gapped = reading(Act::Give, Some(Doubt::NotUnderstood));
         assert_eq!(route(&gapped, None, said(false, false)).path, Path::Llm);

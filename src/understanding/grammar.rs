@@ -276,19 +276,29 @@ impl Grammar {
             .any(|s| s.text == text && matches!(s.elements.first(), Some(Element::Slot(_))))
     }
 
-    /// Whether any of `words` asks for something: a verb of a request ("pass", "pour",
-    /// "scoot"), a word that opens one ("could", "would") or says please. Talk that
-    /// has none, between people, asks nothing of anyone ("ah no, we've got wine").
-    pub fn asks_for_something<'w>(&self, mut words: impl Iterator<Item = &'w str>) -> bool {
-        let asking =
-            |name: &str| name.ends_with("_verb") || name.ends_with("_ing") || name == "can_you";
-        words.any(|w| {
-            let cue = self
-                .rule_words
+    /// Whether `words` ask for something: a verb of a request ("pass", "pour",
+    /// "scoot"), "please", or a word that opens a request before a person ("could
+    /// you", "can i"; "we'll never finish it" asks nothing). Talk that has none,
+    /// between people, asks nothing of anyone ("ah no, we've got wine").
+    pub fn asks_for_something(&self, words: &[&str]) -> bool {
+        let in_rules = |w: &str, wanted: &dyn Fn(&str) -> bool| {
+            self.rule_words
                 .iter()
-                .any(|(name, rule)| asking(name) && rule.contains(w));
-            let pronoun = self.normalize.pronouns.contains_key(w);
-            (cue && !pronoun) || self.normalize.requests.iter().any(|r| r == w)
+                .any(|(name, rule)| wanted(name) && rule.contains(w))
+        };
+        let verb = |name: &str| name.ends_with("_verb") || name.ends_with("_ing");
+        let opener = |name: &str| name == "can_you";
+        let person = |w: &str| {
+            self.normalize
+                .pronouns
+                .get(w)
+                .is_some_and(|role| role == "speaker" || role == "listener")
+        };
+        words.iter().enumerate().any(|(i, &w)| {
+            let before_a_person = words.get(i + 1).is_some_and(|&next| person(next));
+            (in_rules(w, &verb) && !person(w))
+                || (in_rules(w, &opener) && before_a_person)
+                || self.normalize.requests.iter().any(|r| r == w)
         })
     }
 

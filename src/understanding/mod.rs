@@ -287,11 +287,12 @@ impl Understanding {
     /// is not yet dropped), ask for something.
     pub fn asks_for_something(&self, heard: &str, said: &str) -> bool {
         let said = said.to_lowercase();
-        let said = said
+        let said: Vec<&str> = said
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
-            .filter(|w| !w.is_empty());
-        self.grammar
-            .asks_for_something(heard.split(' ').chain(said))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let heard: Vec<&str> = heard.split(' ').collect();
+        self.grammar.asks_for_something(&heard) || self.grammar.asks_for_something(&said)
     }
 
     /// The one object a part no template read names, longest words first

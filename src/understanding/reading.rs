@@ -109,6 +109,19 @@ impl Act {
         )
     }
 
+    /// Whether the act is a question about the table.
+    pub fn is_question(self) -> bool {
+        matches!(
+            self,
+            Act::AskInventory
+                | Act::AskHave
+                | Act::AskWhere
+                | Act::AskWhoHas
+                | Act::AskAbility
+                | Act::AskContents
+        )
+    }
+
     /// Whether the act asks for a physical action.
     pub fn is_request(self) -> bool {
         matches!(
