@@ -186,11 +186,21 @@ async fn the_arm_that_worked_after_an_abort_is_tried_first_and_offered_with_its_
     // Session 3: the other arm fails too, on another bottle (one only that arm
     // reaches); the stored fix is offered once, with its record and the
     // disclaimer, appended to the failed action's result.
-    assert_eq!(rig.planned_arm("cola_zero_bottle", "Daniel"), other);
+    // (Which bottle that is depends on how the twin grasps: the first one planned
+    // with the other arm.)
+    let (_, said) = [
+        ("cola_zero_bottle", "the cola zero"),
+        ("cola_bottle", "the cola"),
+    ]
+    .into_iter()
+    .find(|(bottle, _)| rig.planned_arm(bottle, "Daniel") == other)
+    .expect("a bottle the other arm takes for Daniel");
     rig.always_abort(other);
     rig.new_session();
     let events = rig
-        .say("Daniel said to the_robot: Could you hand me the cola zero?")
+        .say(&format!(
+            "Daniel said to the_robot: Could you hand me {said}?"
+        ))
         .await;
     let (ok, detail) = hand_over(&events);
     assert!(!ok, "{detail}");
