@@ -45,9 +45,9 @@ pub struct Said {
 /// The route of a turn read as `reading`; `previous` is the path the turn
 /// before took (an answer to the LLM's question goes back to the LLM).
 /// Talk between people that no template reads for sure and that names nothing
-/// on the table, or asks for nothing (a remark, a claim half read), stays local: the robot helps only with
-/// requests about what is on the table, and a small model tends to act on
-/// remarks ("ah no, we've got wine, beer and soda").
+/// on the table, or asks for nothing (a remark, a claim half read), stays
+/// local: the robot helps only with requests about what is on the table, and a
+/// small model tends to act on remarks ("ah no, we've got wine, beer and soda").
 pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
     let unsure_remark = reading.doubt.is_some() && !reading.act.is_request() && !said.asks;
     let why = match &reading.doubt {
@@ -61,13 +61,6 @@ pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
             why: why.into(),
         };
     }
-    // A question whose only doubt is a word the table does not know ("do we have
-    // *white* wine?") or a thing it lacks: the table answers it, and a small model
-    // asked a question tends to act as well.
-    let table_answers = matches!(
-        reading.doubt,
-        Some(Doubt::LeftOut { .. } | Doubt::Lacking { .. })
-    );
     // Thanks and refusals are never actions: the rules brain answers them whatever
     // else the turn says ("None for me, thanks. I'm not a tea person.").
     if matches!(reading.act, Act::Thanks | Act::Refuse) {
@@ -76,6 +69,13 @@ pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
             why: format!("a {} is never an action", reading.act.as_str()),
         };
     }
+    // A question whose only doubt is a word the table does not know ("do we have
+    // *white* wine?") or a thing it lacks: the table answers it, and a small model
+    // asked a question tends to act as well.
+    let table_answers = matches!(
+        reading.doubt,
+        Some(Doubt::LeftOut { .. } | Doubt::Lacking { .. })
+    );
     if reading.act.is_question() && table_answers {
         return Route {
             path: Path::Local,

@@ -479,12 +479,6 @@ fn beside_a_claim(
         .any(|(_, p)| p.last().is_some_and(claims))
 }
 
-/// A follow-up that leaves the verb out ("me too, in the green one", "and the
-/// apple for Ana", "a bit more"): the last request, with what this turn names
-/// put in its place; for the speaker unless it names another. Without a
-/// request before it, it is not understood. A `bare` thing ("and the wine for
-/// Daniel", a request of its own without one before it) follows a pour only
-/// as a glass to pour into; a bottle or anything else is handed over.
 /// The listener of a request answering its sender without a verb ("tea would be
 /// lovely"): nothing asked of anyone, and sure of it.
 fn answering(heard: String) -> Reading {
@@ -495,6 +489,12 @@ fn answering(heard: String) -> Reading {
     }
 }
 
+/// A follow-up that leaves the verb out ("me too, in the green one", "and the
+/// apple for Ana", "a bit more"): the last request, with what this turn names
+/// put in its place; for the speaker unless it names another. Without a
+/// request before it, it is not understood. A `bare` thing ("and the wine for
+/// Daniel", a request of its own without one before it) follows a pour only
+/// as a glass to pour into; a bottle or anything else is handed over.
 fn follow_up(
     world: &World,
     reading: Reading,
