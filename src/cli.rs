@@ -189,6 +189,10 @@ pub struct UnderstandArgs {
     /// The sentence file (default: prompts/understanding.toml).
     #[arg(long, value_name = "FILE")]
     pub sentences: Option<std::path::PathBuf>,
+    /// Take the turns as a recogniser's transcripts: put right what was nearly
+    /// heard toward the table, as for spoken turns, and show what was corrected.
+    #[arg(long)]
+    pub heard: bool,
 }
 
 /// Arguments of `attentive tools`.

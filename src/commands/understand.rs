@@ -9,6 +9,7 @@ use anyhow::Context;
 use attentive::agent::Turn;
 use attentive::language::Language;
 use attentive::twin::scene;
+use attentive::understanding::hearing::Corrected;
 use attentive::understanding::{Grammar, Understanding, Utterance};
 
 use crate::cli::UnderstandArgs;
@@ -44,6 +45,18 @@ pub fn run(args: &UnderstandArgs, json: bool, config: Option<&Path>) -> anyhow::
             }
         };
         let before: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
+        let corrections = match args.heard {
+            true => stage.correct_hearing(&world, &before, &turn.utterance()),
+            false => Corrected {
+                text: turn.text.clone(),
+                corrections: Vec::new(),
+            },
+        };
+        let turn = Turn {
+            text: corrections.text,
+            ..turn
+        };
+        let corrections = corrections.corrections;
         let reading = stage.read_in_dialogue(&world, &before, &turn.utterance());
         if json {
             let event = serde_json::json!({
@@ -55,10 +68,17 @@ pub fn run(args: &UnderstandArgs, json: bool, config: Option<&Path>) -> anyhow::
                 "heard": reading.heard,
                 "sure": reading.doubt.is_none(),
                 "doubt": reading.doubt.as_ref().map(|d| d.describe()),
+                "corrected": corrections,
             });
             println!("{event}");
         } else {
             println!("{line}");
+            if !corrections.is_empty() {
+                println!("  heard as: {}", turn.text);
+                for c in &corrections {
+                    println!("  corrected: {:?} -> {:?}", c.heard, c.read_as);
+                }
+            }
             println!("  act:     {}", reading.act.as_str());
             println!("  slots:   {}", serde_json::to_string(&reading.slots)?);
             println!("  matched: {}", reading.matched);

@@ -22,6 +22,8 @@ const DOUBTFUL_WORD_SIMILARITY: f32 = 0.6;
 /// The same for a word unknown to the sentences in a turn not read whole:
 /// it must sound nearly the same.
 const UNREAD_WORD_SIMILARITY: f32 = 0.75;
+/// Fewest letters of a name half heard inside a word ("dano" of "candano").
+const MIN_NAME_LETTERS: usize = 3;
 /// How alike a word unknown to the sentences must sound to one of their verbs.
 const VERB_SIMILARITY: f32 = 0.6;
 /// The rank of leaving out a first word no sentence knows, in a turn none of
@@ -122,6 +124,8 @@ struct Target {
     /// As compared (lower case).
     word: String,
     thing: bool,
+    /// The target is a person's name.
+    person: bool,
 }
 
 impl Understanding {
@@ -538,6 +542,9 @@ struct Doubt {
     left_out: BTreeSet<String>,
     /// Written as a question: its first word is its own ("is", "do"), no misheard verb.
     question: bool,
+    /// A gap of the template skipped words ("Candano reach the fanta": a name
+    /// run together with "can" was skipped by a loose request).
+    gapped: bool,
 }
 
 impl Doubt {
@@ -573,6 +580,7 @@ impl Doubt {
             words,
             left_out,
             question: text.trim_end().ends_with('?'),
+            gapped: !read_closely(reading) && reading.skipped > 0,
         }
     }
 }
@@ -788,6 +796,7 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
             spoken: spoken_form(v, world),
             word: v.word.clone(),
             thing: v.role == WordRole::Thing,
+            person: v.role == WordRole::Name,
         })
         .collect();
     let mut phrases = BTreeSet::new();
@@ -805,6 +814,7 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
                 spoken: p.clone(),
                 word: p,
                 thing: true,
+                person: false,
             }),
     );
     out
@@ -923,6 +933,9 @@ fn candidates(
                 !unknown,
             ));
         }
+        if (doubt.unread || doubt.gapped) && unknown {
+            out.extend(run_together_with_a_name(at, first, targets, words));
+        }
         // A verb with an ending ("handed") is that verb, never another one misheard.
         let stem = verb_stem(first, words);
         if let Some(stem) = stem.filter(|_| doubt.unread) {
@@ -943,6 +956,32 @@ fn candidates(
         }
     }
     out
+}
+
+/// A short word of the sentences written together with a name after it that
+/// was half heard ("Candano reach the fanta" for "can Daniel reach ..."). It
+/// replaces a word no sentence knows, so a template without gaps must then
+/// read the turn.
+fn run_together_with_a_name(
+    at: usize,
+    heard: &str,
+    targets: &[Target],
+    words: &Words,
+) -> Option<Candidate> {
+    let splits = heard.char_indices().skip(2).filter_map(|(i, _)| {
+        let (word, rest) = heard.split_at(i);
+        (words.knows(word) && rest.chars().count() >= MIN_NAME_LETTERS).then_some((word, rest))
+    });
+    splits
+        .flat_map(|(word, rest)| {
+            targets
+                .iter()
+                .filter(|t| t.person)
+                .map(move |t| (word, t, similarity(rest, &t.word)))
+        })
+        .filter(|(_, _, s)| *s >= DOUBTFUL_WORD_SIMILARITY)
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|(word, t, s)| Candidate::one_word(at, format!("{word} {}", t.spoken), s, true))
 }
 
 /// How alike `heard` sounds to target `t`, and the plural ending to put after
@@ -1346,6 +1385,40 @@ mod tests {
             Act::StateInventory,
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_claim_in_a_clause_beside_the_one_read_is_put_right() {
+        // The claim "there are no glasses" lost to "just bottles", read whole.
+        let c = correct(
+            "dinner",
+            "Daniel",
+            "Felix",
+            "There are no classes, just bottles.",
+        );
+        assert_eq!(c.text, "There are no glasses, just bottles.", "{c:?}");
+        assert_eq!(
+            act_of("dinner", "Daniel", "Felix", &c.text),
+            Act::StateAbsent
+        );
+    }
+
+    #[test]
+    fn a_name_written_together_with_the_word_before_it_is_split() {
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "the_robot",
+            "Candano reach the fanta.",
+        );
+        assert_eq!(c.text, "can Daniel reach the fanta.", "{c:?}");
+        assert_eq!(
+            act_of("softdrinks", "Felix", "the_robot", &c.text),
+            Act::AskAbility
+        );
+        // Not where no sentence then reads the turn without a gap.
+        let c = correct("softdrinks", "Felix", "the_robot", "Candano, I think.");
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]

@@ -402,7 +402,13 @@ impl<'a, 'w> Filler<'a, 'w> {
         })?;
         let person = self.person(&span[at + len..])?.name?;
         let mut mention = self.object(&span[..at], unknown_allowed)?;
-        mention.candidates = self.nearest_to(&person, std::mem::take(&mut mention.candidates));
+        // The place says which, not the thing talked of before ("the bottle"
+        // after the beer was named, then "the bottle in front of you").
+        let fitting = match mention.every.is_empty() || mention.referred {
+            true => std::mem::take(&mut mention.candidates),
+            false => mention.every.clone(),
+        };
+        mention.candidates = self.nearest_to(&person, fitting);
         mention.said = span.join(" ");
         Some(mention)
     }

@@ -178,6 +178,9 @@ impl Understanding {
         let mut clauses = Clauses::default();
         // Objects named by sentences no template read, with the sentence.
         let mut introduced: Vec<(usize, String)> = Vec::new();
+        // The first part read as naming what the table lacks, and the part read best.
+        let mut lacking: Option<(usize, Option<String>)> = None;
+        let mut best_part = 0;
         for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
                 continue;
@@ -210,9 +213,11 @@ impl Understanding {
                     // "I'd love some Vanna. Could you pour it ...": "it" is what was
                     // just named, which the table lacks, not what an earlier turn named.
                     context.referent = None;
+                    lacking.get_or_insert((index, variants.last().map(normalize::Words::text)));
                 }
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
+                    best_part = index;
                 }
                 clauses.read(first.sentence, whole);
                 sentences[first.sentence].1 = true;
@@ -248,7 +253,10 @@ impl Understanding {
                 let names = text.split(' ').any(|w| lexicon.names_table(w));
                 (!read && names).then_some(text)
             })
-            .or_else(|| clauses.strange_beside_a_read_one());
+            .or_else(|| clauses.strange_beside_a_read_one())
+            // "There are no classes, just bottles": the claim read best leaves
+            // aside a part that names what the table lacks (misheard, perhaps).
+            .or_else(|| lacking.and_then(|(part, text)| text.filter(|_| part != best_part)));
         let reading = match best {
             Some((_, mut reading)) => {
                 reading.doubt = doubt_of(&reading, unread);

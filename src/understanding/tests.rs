@@ -799,6 +799,13 @@ fn a_thing_placed_by_someone_is_the_one_nearest_them() {
         near("what's in the glass in front of me?"),
         "ask_contents object=red_glass"
     );
+    // The place decides, not the glass talked of just before.
+    let r = in_dialogue(
+        "dinner",
+        &[("Daniel", "Felix", "what's in the bottle in front of me?")],
+        ("Felix", "Daniel", "what's in the bottle in front of me?"),
+    );
+    assert_eq!(summary(&r), "ask_contents object=wine_bottle");
     // "next to me" after a move verb is still where it goes, not which one.
     assert_eq!(
         near("could you put the red glass next to me"),
@@ -930,6 +937,11 @@ fn why_a_reading_is_not_sure() {
     // A clause beside the one read, with a word nobody knows (a misheard "sure").
     assert!(matches!(
         doubt("dinner", "chir there is, a bottle of red"),
+        Some(Doubt::UnreadPart { .. })
+    ));
+    // A clause read as naming what the table lacks, beside the one read best.
+    assert!(matches!(
+        doubt("dinner", "there are no zorbles, just bottles"),
         Some(Doubt::UnreadPart { .. })
     ));
     // A clause of known words beside it leaves the reading sure.
