@@ -116,6 +116,10 @@ pub struct Normalize {
     /// Words that refer to the last object mentioned ("it", "that one").
     #[serde(default)]
     pub referring: Vec<String>,
+    /// Whole mentions of referring words that refer to nothing on their own
+    /// ("the one": it wants "that" or what follows, "the one on the left").
+    #[serde(default)]
+    pub not_referring: Vec<String>,
     /// Words that address the listener formally ("können sie", "ihnen"): the
     /// robot answers in the same form.
     #[serde(default)]

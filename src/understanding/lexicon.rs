@@ -295,8 +295,9 @@ impl<'a, 'w> Filler<'a, 'w> {
             rest = tail;
         }
         let phrase = rest.join(" ");
-        if rules.referring.contains(&phrase)
-            || (rest.is_empty() && span.len() == 1 && rules.referring.contains(&said))
+        if (rules.referring.contains(&phrase)
+            || (rest.is_empty() && span.len() == 1 && rules.referring.contains(&said)))
+            && !rules.not_referring.contains(&said)
         {
             let referent = self.context.referent.clone()?;
             return Some(ObjectMention {

@@ -1181,3 +1181,34 @@ fn what_is_filled_is_the_container_in_a_loose_match_too() {
         ],
     );
 }
+
+#[test]
+fn the_one_alone_refers_to_nothing() {
+    // "the wine is a red" heard as "the one is a red": no claim about the soda.
+    let earlier = [("Felix", "Daniel", "shame the soda's all gone")];
+    let r = in_dialogue("dinner", &earlier, ("Daniel", "Felix", "the one is a red"));
+    assert_eq!(r.act, Act::Unknown, "{}", summary(&r));
+    let r = in_dialogue("dinner", &earlier, ("Daniel", "Felix", "that one is a red"));
+    assert_eq!(
+        summary(&r),
+        "state_contents object=soda_bottle liquid=red wine"
+    );
+}
+
+#[test]
+fn a_loose_pour_keeps_whom_it_is_for() {
+    let r = in_dialogue(
+        "dinner",
+        &[],
+        (
+            "Daniel",
+            "the_robot",
+            "can you pour felix on sparkling water",
+        ),
+    );
+    assert_eq!(
+        summary(&r),
+        "pour source=soda_bottle recipient=Felix",
+        "{r:?}"
+    );
+}
