@@ -365,7 +365,7 @@ enum Only {
 }
 
 /// How well a turn was read (see [`quality`]).
-type Quality = (bool, bool, i32, Reverse<usize>, Reverse<usize>);
+type Quality = (bool, bool, Reverse<usize>, i32, Reverse<usize>);
 
 /// Judges a trial of replacements against the turn as heard.
 struct Judge<'a> {
@@ -617,9 +617,11 @@ fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
         && !source.candidates.iter().any(holds)
 }
 
-/// How well a turn was read: a known act first, then read whole, then mentions
-/// that name one thing or person at the table, less those that name nothing
-/// there, then fewer words skipped by gaps; last, how many mentions name nothing.
+/// How well a turn was read: a known act first, then read whole, then fewer
+/// words skipped by gaps (every word heard accounted for: "the weak up" is
+/// "the cup", not "the big" with "up" skipped), then mentions that name one
+/// thing or person at the table, less those that name nothing there; last, how
+/// many mentions name nothing.
 fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
     let mut score = 0;
@@ -639,8 +641,8 @@ fn quality(reading: &Reading) -> Quality {
     (
         reading.act != Act::Unknown,
         read_whole(reading),
-        score,
         Reverse(reading.skipped),
+        score,
         Reverse(lacking(reading)),
     )
 }
@@ -1401,6 +1403,18 @@ mod tests {
             act_of("dinner", "Daniel", "Felix", &c.text),
             Act::StateAbsent
         );
+    }
+
+    #[test]
+    fn a_reading_that_accounts_for_every_word_heard_is_preferred() {
+        // "the wee cup": "weak" alone sounds like "big", leaving "up" unread.
+        let c = correct(
+            "coffee",
+            "Felix",
+            "Daniel",
+            "Hand me the weak up, would you?",
+        );
+        assert_eq!(c.text, "Hand me the cup, would you?", "{c:?}");
     }
 
     #[test]

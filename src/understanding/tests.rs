@@ -441,6 +441,24 @@ fn german_a_thing_placed_by_someone_is_the_one_nearest_them() {
 }
 
 #[test]
+fn german_what_is_left_over_in_a_glass_is_a_claim_after_a_watch_out() {
+    check_with(
+        &german(),
+        "softdrinks",
+        &[
+            (
+                "Daniel>Felix: pass auf, im blauen ist noch fanta von gestern drin",
+                "state_contents object=blue_glass liquid=fanta",
+            ),
+            (
+                "Daniel>Felix: pass mir mal die cola",
+                "give object=cola_bottle recipient=Daniel",
+            ),
+        ],
+    );
+}
+
+#[test]
 fn german_formal_address_is_told_from_sie_as_she() {
     let stage = german();
     assert!(stage.addresses_formally("können sie mir das rote glas reichen"));
