@@ -1230,3 +1230,45 @@ fn a_loose_pour_keeps_whom_it_is_for() {
         "{r:?}"
     );
 }
+
+#[test]
+fn an_amount_alone_is_some_of_what_was_just_named() {
+    let r = in_dialogue(
+        "coffee",
+        &[],
+        (
+            "Felix",
+            "Daniel",
+            "milk in first, please. could you put a splash in the small cup?",
+        ),
+    );
+    assert_eq!(
+        summary(&r),
+        "pour source=milk_bottle target=small_cup recipient=Felix"
+    );
+    let earlier = [("Felix", "the_robot", "what's in the white bottle?")];
+    let r = in_dialogue(
+        "coffee",
+        &earlier,
+        (
+            "Felix",
+            "the_robot",
+            "just a drop of that in the small cup, please",
+        ),
+    );
+    assert_eq!(
+        summary(&r),
+        "pour source=milk_bottle target=small_cup recipient=Felix"
+    );
+}
+
+#[test]
+fn a_move_asked_with_would_you_mind_and_a_gerund_is_a_request() {
+    for text in [
+        "would you mind scooting the coffee pot over to me?",
+        "do you mind nudging the coffee pot a bit closer to me",
+    ] {
+        let r = in_dialogue("coffee", &[], ("Felix", "the_robot", text));
+        assert_eq!(r.act, Act::MoveTo, "{text}: {}", summary(&r));
+    }
+}
