@@ -365,7 +365,7 @@ enum Only {
 }
 
 /// How well a turn was read (see [`quality`]).
-type Quality = (bool, bool, Reverse<usize>, i32, Reverse<usize>);
+type Quality = (bool, bool, i32, Reverse<usize>, Reverse<usize>);
 
 /// Judges a trial of replacements against the turn as heard.
 struct Judge<'a> {
@@ -435,9 +435,11 @@ fn take_singly(
     loop {
         let mut chosen: Option<(usize, Quality)> = None;
         for (index, candidate) in pending.iter().enumerate() {
-            let overlaps = taken
-                .iter()
-                .any(|t| candidate.at < t.at + t.len && t.at < candidate.at + candidate.len);
+            // Nor the same word twice ("pass me the fan before" is no "iphone iphone").
+            let overlaps = taken.iter().any(|t| {
+                (candidate.at < t.at + t.len && t.at < candidate.at + candidate.len)
+                    || (!t.target.is_empty() && t.target == candidate.target)
+            });
             if overlaps || tries >= MAX_TRIES {
                 continue;
             }
@@ -617,11 +619,11 @@ fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
         && !source.candidates.iter().any(holds)
 }
 
-/// How well a turn was read: a known act first, then read whole, then fewer
-/// words skipped by gaps (every word heard accounted for: "the weak up" is
-/// "the cup", not "the big" with "up" skipped), then mentions that name one
-/// thing or person at the table, less those that name nothing there; last, how
-/// many mentions name nothing.
+/// How well a turn was read: a known act first, then read whole, then mentions
+/// that name one thing or person at the table, less those that name nothing
+/// there and less each word a gap skipped (every word heard should count:
+/// "the weak up" is "the cup", not "the big" with "up" skipped), then fewer
+/// words skipped; last, how many mentions name nothing.
 fn quality(reading: &Reading) -> Quality {
     let s = &reading.slots;
     let mut score = 0;
@@ -641,8 +643,8 @@ fn quality(reading: &Reading) -> Quality {
     (
         reading.act != Act::Unknown,
         read_whole(reading),
+        score - reading.skipped as i32,
         Reverse(reading.skipped),
-        score,
         Reverse(lacking(reading)),
     )
 }
