@@ -24,6 +24,7 @@ pub fn verdict(
         Act::StateInventory => inventory(world, speech, reading)?,
         Act::StateContents => contents(world, speech, reading)?,
         Act::StateCount => count(speech, reading)?,
+        Act::StateWhich => which(speech, reading)?,
         _ => return None,
     };
     let (speaker, claim) = (("speaker", speaker), ("claim", claim.as_str()));
@@ -196,6 +197,20 @@ fn count(speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     Some((claim, fact))
 }
 
+/// "The glass in front of you is the red one": wrong when the one described
+/// is another.
+fn which(speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
+    let (described, claimed) = reading.which_one()?;
+    let or = speech.word("words.or");
+    let claim = speech.say(
+        "note.claim_which",
+        &[("object", &described), ("claimed", &claimed.join(or))],
+    );
+    let fact = (!claimed.contains(&described))
+        .then(|| speech.say("note.is_another", &[("object", &described)]));
+    Some((claim, fact))
+}
+
 /// The mention's objects on the table, with what each holds.
 fn present(world: &World, mention: &ObjectMention) -> Vec<(String, Option<String>)> {
     mention
@@ -261,6 +276,15 @@ mod tests {
         let note = verdict_of("there is no fanta left").expect("a statement");
         assert!(note.contains("fanta_bottle holds fanta"), "{note}");
         assert!(note.ends_with("the statement is wrong."), "{note}");
+    }
+
+    #[test]
+    fn a_thing_taken_for_another_is_wrong() {
+        let note = verdict_of("the glass in front of you is the red one").expect("a statement");
+        assert!(note.contains("blue_glass, is red_glass"), "{note}");
+        assert!(note.ends_with("the statement is wrong."), "{note}");
+        let note = verdict_of("the glass in front of me is the red one").expect("a statement");
+        assert!(note.contains("the statement is right"), "{note}");
     }
 
     #[test]

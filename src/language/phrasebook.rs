@@ -76,6 +76,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("correct.none_of", &["thing"]),
     ("correct.only_one", &["object"]),
     ("correct.several", &["number", "objects"]),
+    ("correct.is_another", &["object", "claimed"]),
     ("correct.there_is_fitting", &["drinks", "filter"]),
     // Help: why the listener is hindered, what the robot will do, why it cannot.
     ("help.reason_busy", &[]),
@@ -192,6 +193,8 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("note.claim_empty", &["object"]),
     ("note.claim_holds", &["object", "liquid"]),
     ("note.claim_count", &["number", "thing"]),
+    ("note.claim_which", &["object", "claimed"]),
+    ("note.is_another", &[]),
     ("note.table_lacks", &["thing"]),
     ("note.and_no", &[]),
     ("note.table_has", &["number", "objects"]),

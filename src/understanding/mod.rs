@@ -394,6 +394,11 @@ impl Understanding {
                 }),
                 skipped: found.skipped,
             };
+            // "It's right in front of you": no claim of which one unless both
+            // sides name things of one kind at the table.
+            if reading.act == Act::StateWhich && reading.which_one().is_none() {
+                continue;
+            }
             best = Some((score, reading));
         }
         best

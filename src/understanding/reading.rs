@@ -36,6 +36,8 @@ pub enum Act {
     StateContents,
     /// A claim about how many there are ("we've got two mugs", "just the one teapot").
     StateCount,
+    /// A claim about which one a thing is ("the glass in front of you is the red one").
+    StateWhich,
     /// Whose it is, in reply to the robot's question ("it is for me", "Felix").
     Claim,
     /// Thanks.
@@ -84,6 +86,7 @@ impl Act {
             Act::StateAbsent => "state_absent",
             Act::StateContents => "state_contents",
             Act::StateCount => "state_count",
+            Act::StateWhich => "state_which",
             Act::Claim => "claim",
             Act::Thanks => "thanks",
             Act::Greeting => "greeting",
@@ -105,7 +108,11 @@ impl Act {
     pub fn is_statement(self) -> bool {
         matches!(
             self,
-            Act::StateInventory | Act::StateAbsent | Act::StateContents | Act::StateCount
+            Act::StateInventory
+                | Act::StateAbsent
+                | Act::StateContents
+                | Act::StateCount
+                | Act::StateWhich
         )
     }
 
@@ -333,6 +340,22 @@ impl Doubt {
 pub(super) const FOLLOWED_UP: &str = "follow_up ";
 
 impl Reading {
+    /// Of a claim about which one a thing is: the one described ("the glass
+    /// in front of you") and those it is said to be ("the red one"), when both
+    /// name things of the table and the described could have been one of them
+    /// (a glass said to be a glass, never a glass said to be the fanta).
+    pub fn which_one(&self) -> Option<(String, Vec<String>)> {
+        let described = self.slots.object.as_ref()?;
+        let claimed = self.slots.target.as_ref()?;
+        let one = described.resolved()?;
+        let comparable = claimed
+            .candidates
+            .iter()
+            .any(|c| described.every_fitting().contains(c));
+        (comparable && self.act == Act::StateWhich)
+            .then(|| (one.to_string(), claimed.candidates.clone()))
+    }
+
     /// A turn nothing understood.
     pub fn unknown(heard: String) -> Self {
         Self {

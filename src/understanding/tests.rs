@@ -1272,3 +1272,31 @@ fn a_move_asked_with_would_you_mind_and_a_gerund_is_a_request() {
         assert_eq!(r.act, Act::MoveTo, "{text}: {}", summary(&r));
     }
 }
+
+#[test]
+fn which_one_a_thing_is_is_a_claim_only_between_things_of_one_kind() {
+    let read = |text: &'static str| in_dialogue("softdrinks", &[], ("Felix", "Daniel", text));
+    let r = read("the glass in front of you is the red one");
+    assert_eq!(r.act, Act::StateWhich, "{}", summary(&r));
+    assert_eq!(
+        r.which_one(),
+        Some(("blue_glass".to_string(), vec!["red_glass".to_string()]))
+    );
+    // A glass is never said to be the fanta; a place is no thing.
+    for text in [
+        "the red glass is the fanta",
+        "it's right in front of you, behind the box",
+    ] {
+        assert_ne!(read(text).act, Act::StateWhich, "{text}");
+    }
+    let world = scene::load("softdrinks").expect("scene");
+    let r = german().read(
+        &world,
+        &Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text: "das glas vor dir is das rote ne",
+        },
+    );
+    assert_eq!(r.act, Act::StateWhich, "{}", summary(&r));
+}

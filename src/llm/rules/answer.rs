@@ -504,6 +504,25 @@ impl RulesBrain {
         self.say_to(s, "All".into(), text)
     }
 
+    /// "The glass in front of you is the red one." — corrected when the thing
+    /// described is another one of the kind named.
+    pub(super) fn which_claim(&self, s: &Situation<'_>) -> Calls {
+        let (described, claimed) = s.reading.which_one()?;
+        if claimed.contains(&described) {
+            return self.agree(s);
+        }
+        let speech = &self.speech;
+        let named: Vec<String> = claimed.iter().map(|c| speech.object(c)).collect();
+        let text = speech.say(
+            "correct.is_another",
+            &[
+                ("object", &speech.object(&described)),
+                ("claimed", &speech.or_list(&named)),
+            ],
+        );
+        self.say_to(s, "All".into(), text)
+    }
+
     /// "We've got three mugs." — corrected when the table has another number of them.
     pub(super) fn count_claim(&self, s: &Situation<'_>) -> Calls {
         let mention = s.reading.slots.object.as_ref()?;

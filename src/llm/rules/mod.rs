@@ -142,6 +142,7 @@ impl RulesBrain {
             Act::StateAbsent => self.absence_claim(s),
             Act::StateContents => self.contents_claim(s),
             Act::StateCount => self.count_claim(s),
+            Act::StateWhich => self.which_claim(s),
             Act::Claim => self.claim(s),
             Act::Thanks
             | Act::Greeting
