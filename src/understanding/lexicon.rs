@@ -279,6 +279,17 @@ impl<'a, 'w> Filler<'a, 'w> {
     }
 
     fn object(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
+        self.object_with(span, unknown_allowed, true)
+    }
+
+    /// As [`Filler::object`]; `referent`: a thing named before narrows what the
+    /// words fit ("that glass" after one was named).
+    fn object_with(
+        &self,
+        span: &[String],
+        unknown_allowed: bool,
+        referent: bool,
+    ) -> Option<ObjectMention> {
         if let Some(mention) = self.placed_by_someone(span, unknown_allowed) {
             return Some(mention);
         }
@@ -369,8 +380,8 @@ impl<'a, 'w> Filler<'a, 'w> {
             _ => candidates.clone(),
         };
         let candidates = match &self.context.referent {
-            Some(referent) if candidates.len() > 1 && candidates.contains(referent) => {
-                vec![referent.clone()]
+            Some(named) if referent && candidates.len() > 1 && candidates.contains(named) => {
+                vec![named.clone()]
             }
             _ => candidates,
         };
@@ -402,16 +413,41 @@ impl<'a, 'w> Filler<'a, 'w> {
                 .map(|p| (at, p.len()))
         })?;
         let person = self.person(&span[at + len..])?.name?;
-        let mut mention = self.object(&span[..at], unknown_allowed)?;
         // The place says which, not the thing talked of before ("the bottle"
         // after the beer was named, then "the bottle in front of you").
-        let fitting = match mention.every.is_empty() || mention.referred {
-            true => std::mem::take(&mut mention.candidates),
-            false => mention.every.clone(),
+        let mut mention = self.object_with(&span[..at], unknown_allowed, false)?;
+        // Of every thing the words fit ("the bottle": each bottle), or of those
+        // holding what they name ("der Wein da bei dir": the wine bottle, not the
+        // wine glass).
+        let fitting = match self.liquid(&span[..at]) {
+            _ if mention.every.is_empty() || mention.referred => {
+                std::mem::take(&mut mention.candidates)
+            }
+            Some(liquid) => self.holding(&mention.every, &liquid),
+            None => mention.every.clone(),
         };
         mention.candidates = self.nearest_to(&person, fitting);
         mention.said = span.join(" ");
         Some(mention)
+    }
+
+    /// Those of `names` that hold `liquid`; all of them when none does.
+    fn holding(&self, names: &[String], liquid: &str) -> Vec<String> {
+        let world = self.lexicon.world;
+        let holders: Vec<String> = names
+            .iter()
+            .filter(|name| {
+                world
+                    .object_named(name)
+                    .is_some_and(|id| world.object(id).contains.as_deref() == Some(liquid))
+            })
+            .cloned()
+            .collect();
+        if holders.is_empty() {
+            names.to_vec()
+        } else {
+            holders
+        }
     }
 
     /// Of `candidates`, the one `person` holds, else the one nearest their seat; all of

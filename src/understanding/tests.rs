@@ -824,6 +824,19 @@ fn a_thing_placed_by_someone_is_the_one_nearest_them() {
         ("Felix", "Daniel", "what's in the bottle in front of me?"),
     );
     assert_eq!(summary(&r), "ask_contents object=wine_bottle");
+    // Of what the words fit: every bottle, but of "the wine" only what holds it.
+    let r = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Felix", "Daniel", "what's in the bottle next to you?"),
+    );
+    assert_eq!(summary(&r), "ask_contents object=cola_zero_bottle");
+    let r = in_dialogue(
+        "dinner",
+        &[],
+        ("Daniel", "Felix", "what's in the wine next to you?"),
+    );
+    assert_eq!(summary(&r), "ask_contents object=wine_bottle");
     // "next to me" after a move verb is still where it goes, not which one.
     assert_eq!(
         near("could you put the red glass next to me"),
