@@ -49,6 +49,12 @@ pub struct Said {
 /// local: the robot helps only with requests about what is on the table, and a
 /// small model tends to act on remarks ("ah no, we've got wine, beer and soda").
 pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
+    if reading.said_nothing() {
+        return Route {
+            path: Path::Local,
+            why: "nothing but fillers and politeness".into(),
+        };
+    }
     let unsure_remark = reading.doubt.is_some() && !reading.act.is_request() && !said.asks;
     let why = match &reading.doubt {
         Some(Doubt::NothingOnTheTable) => "talk between people that names nothing on the table",
@@ -149,6 +155,14 @@ mod tests {
             said(false, true),
         );
         assert_eq!(unknown.path, Path::Llm);
+    }
+
+    #[test]
+    fn fillers_and_politeness_alone_stay_local() {
+        // "please" heard on its own after a pause: normalised to nothing.
+        let nothing = route(&Reading::unknown(String::new()), None, said(true, true));
+        assert_eq!(nothing.path, Path::Local);
+        assert!(!Reading::unknown("scoot it over".into()).said_nothing());
     }
 
     #[test]

@@ -356,6 +356,12 @@ impl Reading {
             .then(|| (one.to_string(), claimed.candidates.clone()))
     }
 
+    /// Whether the turn had no words but fillers and politeness ("please"
+    /// heard on its own after a pause, "um"): nothing was asked or said.
+    pub fn said_nothing(&self) -> bool {
+        self.act == Act::Unknown && self.heard.split('|').all(|part| part.trim().is_empty())
+    }
+
     /// A turn nothing understood.
     pub fn unknown(heard: String) -> Self {
         Self {

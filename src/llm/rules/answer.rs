@@ -597,9 +597,10 @@ impl RulesBrain {
     }
 
     /// Addressed and not understood: one sentence with an example; between
-    /// people, and in a remark to everyone, silence.
+    /// people, in a remark to everyone, and when nothing but fillers and
+    /// politeness was said ("please" heard after a pause, "um"), silence.
     pub(super) fn not_understood(&self, s: &Situation<'_>) -> Calls {
-        if !s.robot_named {
+        if !s.robot_named || s.reading.said_nothing() {
             return None;
         }
         let example = self.example_object();
