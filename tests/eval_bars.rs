@@ -190,6 +190,13 @@ fn the_robot_says_at_once_when_it_cannot_reach_the_thing_either() {
     every_turn_succeeds("robot_cannot_either.toml", 2);
 }
 
+/// "please" or "um" alone after a request (the early end of turn splits "..., please"):
+/// the robot acts on the request and says nothing to the rest.
+#[test]
+fn fillers_and_politeness_alone_get_no_apology() {
+    every_turn_succeeds("politeness_alone.toml", 3);
+}
+
 /// Both of the asker's hands full: the thing is set down within their reach instead of
 /// handed over; asked for the glass they hold, the robot says "you are holding ...".
 #[test]
