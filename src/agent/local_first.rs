@@ -50,10 +50,7 @@ pub struct Said {
 /// small model tends to act on remarks ("ah no, we've got wine, beer and soda").
 pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
     if reading.said_nothing() {
-        return Route {
-            path: Path::Local,
-            why: "nothing but fillers and politeness".into(),
-        };
+        return Route::local("nothing but fillers and politeness");
     }
     let unsure_remark = reading.doubt.is_some() && !reading.act.is_request() && !said.asks;
     let why = match &reading.doubt {
@@ -62,54 +59,49 @@ pub fn route(reading: &Reading, previous: Option<Path>, said: Said) -> Route {
         _ => "",
     };
     if !why.is_empty() && !said.robot_addressed {
-        return Route {
-            path: Path::Local,
-            why: why.into(),
-        };
+        return Route::local(why);
     }
     // Thanks and refusals are never actions: the rules brain answers them whatever
     // else the turn says ("None for me, thanks. I'm not a tea person.").
     if matches!(reading.act, Act::Thanks | Act::Refuse) {
-        return Route {
-            path: Path::Local,
-            why: format!("a {} is never an action", reading.act.as_str()),
-        };
+        return Route::local(format!("a {} is never an action", reading.act.as_str()));
     }
-    // A question whose only doubt is a word the table does not know ("do we have
-    // *white* wine?") or a thing it lacks: the table answers it, and a small model
-    // asked a question tends to act as well.
-    let table_answers = matches!(
-        reading.doubt,
-        Some(Doubt::LeftOut { .. } | Doubt::Lacking { .. })
-    );
-    if reading.act.is_question() && table_answers {
-        return Route {
-            path: Path::Local,
-            why: format!(
+    match &reading.doubt {
+        // A question whose only doubt is a word the table does not know ("do we
+        // have *white* wine?") or a thing it lacks: the table answers it, and a
+        // small model asked a question tends to act as well.
+        Some(doubt @ (Doubt::LeftOut { .. } | Doubt::Lacking { .. }))
+            if reading.act.is_question() =>
+        {
+            Route::local(format!(
                 "a question the table answers ({})",
-                reading
-                    .doubt
-                    .as_ref()
-                    .map_or_else(String::new, Doubt::describe)
-            ),
-        };
+                doubt.describe()
+            ))
+        }
+        Some(doubt) => Route::llm(doubt.describe()),
+        None if matches!(reading.act, Act::Claim | Act::Confirm) && previous == Some(Path::Llm) => {
+            Route::llm(format!(
+                "a {} answers what the LLM asked",
+                reading.act.as_str()
+            ))
+        }
+        None => Route::local(format!("sure: {}", reading.matched)),
     }
-    if let Some(doubt) = &reading.doubt {
-        return Route {
+}
+
+impl Route {
+    fn local(why: impl Into<String>) -> Self {
+        Self {
+            path: Path::Local,
+            why: why.into(),
+        }
+    }
+
+    fn llm(why: impl Into<String>) -> Self {
+        Self {
             path: Path::Llm,
-            why: doubt.describe(),
-        };
-    }
-    let answers_question = matches!(reading.act, Act::Claim | Act::Confirm);
-    if answers_question && previous == Some(Path::Llm) {
-        return Route {
-            path: Path::Llm,
-            why: format!("a {} answers what the LLM asked", reading.act.as_str()),
-        };
-    }
-    Route {
-        path: Path::Local,
-        why: format!("sure: {}", reading.matched),
+            why: why.into(),
+        }
     }
 }
 

@@ -206,8 +206,7 @@ fn which(speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
         "note.claim_which",
         &[("object", &described), ("claimed", &claimed.join(or))],
     );
-    let fact = (!claimed.contains(&described))
-        .then(|| speech.say("note.is_another", &[("object", &described)]));
+    let fact = (!claimed.contains(&described)).then(|| speech.say("note.is_another", &[]));
     Some((claim, fact))
 }
 

@@ -9,7 +9,6 @@ use anyhow::Context;
 use attentive::agent::Turn;
 use attentive::language::Language;
 use attentive::twin::scene;
-use attentive::understanding::hearing::Corrected;
 use attentive::understanding::{Grammar, Understanding, Utterance};
 
 use crate::cli::UnderstandArgs;
@@ -45,18 +44,16 @@ pub fn run(args: &UnderstandArgs, json: bool, config: Option<&Path>) -> anyhow::
             }
         };
         let before: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
-        let corrections = match args.heard {
-            true => stage.correct_hearing(&world, &before, &turn.utterance()),
-            false => Corrected {
-                text: turn.text.clone(),
-                corrections: Vec::new(),
-            },
+        let (turn, corrections) = if args.heard {
+            let corrected = stage.correct_hearing(&world, &before, &turn.utterance());
+            let turn = Turn {
+                text: corrected.text,
+                ..turn
+            };
+            (turn, corrected.corrections)
+        } else {
+            (turn, Vec::new())
         };
-        let turn = Turn {
-            text: corrections.text,
-            ..turn
-        };
-        let corrections = corrections.corrections;
         let reading = stage.read_in_dialogue(&world, &before, &turn.utterance());
         if json {
             let event = serde_json::json!({

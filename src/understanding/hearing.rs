@@ -582,7 +582,7 @@ impl Doubt {
             words,
             left_out,
             question: text.trim_end().ends_with('?'),
-            gapped: !read_closely(reading) && reading.skipped > 0,
+            gapped: reading.skipped > 0,
         }
     }
 }

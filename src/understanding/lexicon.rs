@@ -419,12 +419,13 @@ impl<'a, 'w> Filler<'a, 'w> {
         // Of every thing the words fit ("the bottle": each bottle), or of those
         // holding what they name ("der Wein da bei dir": the wine bottle, not the
         // wine glass).
-        let fitting = match self.liquid(&span[..at]) {
-            _ if mention.every.is_empty() || mention.referred => {
-                std::mem::take(&mut mention.candidates)
+        let fitting = if mention.every.is_empty() || mention.referred {
+            std::mem::take(&mut mention.candidates)
+        } else {
+            match self.liquid(&span[..at]) {
+                Some(liquid) => self.holding(&mention.every, &liquid),
+                None => mention.every.clone(),
             }
-            Some(liquid) => self.holding(&mention.every, &liquid),
-            None => mention.every.clone(),
         };
         mention.candidates = self.nearest_to(&person, fitting);
         mention.said = span.join(" ");

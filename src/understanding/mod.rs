@@ -179,7 +179,7 @@ impl Understanding {
         // Objects named by sentences no template read, with the sentence.
         let mut introduced: Vec<(usize, String)> = Vec::new();
         // The first part read as naming what the table lacks, and the part read best.
-        let mut lacking: Option<(usize, Option<String>)> = None;
+        let mut lacking: Option<(usize, String)> = None;
         let mut best_part = 0;
         for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
@@ -213,7 +213,7 @@ impl Understanding {
                     // "I'd love some Vanna. Could you pour it ...": "it" is what was
                     // just named, which the table lacks, not what an earlier turn named.
                     context.referent = None;
-                    lacking.get_or_insert((index, variants.last().map(normalize::Words::text)));
+                    lacking.get_or_insert((index, variants.last().unwrap_or(first).text()));
                 }
                 if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
@@ -256,7 +256,11 @@ impl Understanding {
             .or_else(|| clauses.strange_beside_a_read_one())
             // "There are no classes, just bottles": the claim read best leaves
             // aside a part that names what the table lacks (misheard, perhaps).
-            .or_else(|| lacking.and_then(|(part, text)| text.filter(|_| part != best_part)));
+            .or_else(|| {
+                lacking
+                    .filter(|(part, _)| *part != best_part)
+                    .map(|(_, text)| text)
+            });
         let reading = match best {
             Some((_, mut reading)) => {
                 reading.doubt = doubt_of(&reading, unread);
