@@ -354,7 +354,7 @@ async fn the_page_reconnects_after_a_restart_and_catches_up_and_fits_a_phone() {
 async fn at_the_end_of_speech_the_page_shows_the_robot_looking_at_the_speaker() {
     let dir = tempfile::tempdir().unwrap();
     // Silence long enough for the browser to load the page first, also on a busy machine.
-    let mut audio = vec![0.0f32; 8 * 16_000];
+    let mut audio = vec![0.0f32; 20 * 16_000];
     audio.extend(speech_support::espeak("Daniel, what time is it?"));
     audio.extend(vec![0.0f32; 2 * 16_000]);
     let wav = dir.path().join("mic.wav");
