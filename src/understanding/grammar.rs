@@ -132,6 +132,11 @@ pub struct Normalize {
     /// things the words before them fit, the one nearest that person.
     #[serde(default)]
     pub near_someone: Phrases,
+    /// Words after a thing that say who holds it ("[that] {person} (have|are
+    /// holding)", "die {person} in der Hand hast"): templates with a `{person}`
+    /// slot; of the things the words before them fit, the one in that person's hand.
+    #[serde(default)]
+    pub held_by_someone: Vec<String>,
     /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
     #[serde(default)]
     pub pronouns: BTreeMap<String, String>,
@@ -214,6 +219,15 @@ pub struct Sentence {
     pub whole_sentence: bool,
 }
 
+/// Words after a thing that say who holds it, compiled.
+#[derive(Debug, Clone)]
+pub struct HeldBy {
+    /// The template.
+    pub elements: Vec<Element>,
+    /// Words it cannot match without.
+    pub needs: Vec<Vec<String>>,
+}
+
 /// The loaded sentence file.
 #[derive(Debug, Clone)]
 pub struct Grammar {
@@ -231,6 +245,8 @@ pub struct Grammar {
     pub memory: super::memory::MemoryPhrases,
     /// The literal words of each shared rule (`give_verb`: give, pass ...).
     pub rule_words: BTreeMap<String, BTreeSet<String>>,
+    /// `[normalize] held_by_someone`, compiled.
+    pub held_by: Vec<HeldBy>,
     /// Every literal word of the templates and the lists, in lower case.
     pub words: BTreeSet<String>,
     /// Where it came from.
@@ -413,6 +429,20 @@ impl Grammar {
             template::literal_words(&elements, &mut words);
             rule_words.insert(name.clone(), words);
         }
+        let held_by = file
+            .normalize
+            .held_by_someone
+            .iter()
+            .map(|held| {
+                let elements = template::compile(held, &names).map_err(|e| {
+                    invalid(held, format!("held_by_someone \"{held}\""), e.to_string())
+                })?;
+                Ok(HeldBy {
+                    needs: template::needed_words(&elements),
+                    elements,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut sentences = Vec::new();
         for intent in &file.intents {
             if intent.sentences.is_empty() {
@@ -453,6 +483,7 @@ impl Grammar {
             sentences,
             memory: file.memory,
             rule_words,
+            held_by,
             words,
             path: path.to_path_buf(),
         })

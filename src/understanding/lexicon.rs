@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::grammar::{Grammar, SlotKind};
 use super::reading::{ObjectMention, PersonMention};
-use super::template::SlotFiller;
+use super::template::{self, SlotFiller};
 use crate::twin::grounding::{self, Grounding};
 use crate::twin::World;
 
@@ -401,18 +401,13 @@ impl<'a, 'w> Filler<'a, 'w> {
     }
 
     /// "The jar next to me", "das Glas vor dir": the thing the words before the
-    /// place fit, the one nearest that person when they fit several.
+    /// place fit, the one nearest that person when they fit several. "The bottle
+    /// you've got", "die Flasche, die du hast": the one in that person's hand.
     fn placed_by_someone(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
-        let rules = &self.grammar.normalize;
-        let (at, len) = (1..span.len()).find_map(|at| {
-            rules
-                .near_someone
-                .0
-                .iter()
-                .find(|p| span[at..].starts_with(p) && span.len() == at + p.len() + 1)
-                .map(|p| (at, p.len()))
-        })?;
-        let person = self.person(&span[at + len..])?.name?;
+        let (at, person, held) = self
+            .placed_near(span)
+            .map(|(at, person)| (at, person, false))
+            .or_else(|| self.held_by(span).map(|(at, person)| (at, person, true)))?;
         // The place says which, not the thing talked of before ("the bottle"
         // after the beer was named, then "the bottle in front of you").
         let mut mention = self.object_with(&span[..at], unknown_allowed, false)?;
@@ -427,9 +422,73 @@ impl<'a, 'w> Filler<'a, 'w> {
                 None => mention.every.clone(),
             }
         };
-        mention.candidates = self.nearest_to(&person, fitting);
+        mention.candidates = if held {
+            self.in_hand_of(&person, fitting)?
+        } else {
+            self.nearest_to(&person, fitting)
+        };
         mention.said = span.join(" ");
         Some(mention)
+    }
+
+    /// Where in `span` the words that place a thing by a person begin ("in
+    /// front of you"), and whom they name.
+    fn placed_near(&self, span: &[String]) -> Option<(usize, String)> {
+        let (at, len) = (1..span.len()).find_map(|at| {
+            self.grammar
+                .normalize
+                .near_someone
+                .0
+                .iter()
+                .find(|p| span[at..].starts_with(p) && span.len() == at + p.len() + 1)
+                .map(|p| (at, p.len()))
+        })?;
+        Some((at, self.person(&span[at + len..])?.name?))
+    }
+
+    /// Where in `span` the words that say who holds a thing begin ("you've got",
+    /// "die du in der Hand hast"), and whom they name.
+    fn held_by(&self, span: &[String]) -> Option<(usize, String)> {
+        let held = &self.grammar.held_by;
+        if !held.iter().any(|h| template::may_match(&h.needs, span)) {
+            return None;
+        }
+        (1..span.len()).find_map(|at| Some((at, self.holder_named(&span[at..])?)))
+    }
+
+    /// Whom `words`, all of them, name as holding a thing ("you've got").
+    fn holder_named(&self, words: &[String]) -> Option<String> {
+        let mut holder = Holder {
+            filler: self,
+            words,
+        };
+        self.grammar.held_by.iter().find_map(|held| {
+            let found = template::matches(&held.elements, words, &mut holder)?;
+            found.slots.into_iter().next().map(|(_, person)| person)
+        })
+    }
+
+    /// Whether the sentence describes a thing by who holds it ("the bottle you've
+    /// got"): who holds what must be known before it is read.
+    pub fn names_a_holder(&self) -> bool {
+        let n = self.words.len();
+        (1..n)
+            .any(|from| (from + 1..=n).any(|to| self.holder_named(&self.words[from..to]).is_some()))
+    }
+
+    /// Of `candidates`, those `person` holds; `None` when they hold none of them.
+    fn in_hand_of(&self, person: &str, candidates: Vec<String>) -> Option<Vec<String>> {
+        let world = self.lexicon.world;
+        let id = world.person_named(person)?;
+        let held: Vec<String> = candidates
+            .into_iter()
+            .filter(|name| {
+                world
+                    .object_named(name)
+                    .is_some_and(|o| world.holder(o) == Some(id))
+            })
+            .collect();
+        (!held.is_empty()).then_some(held)
     }
 
     /// Those of `names` that hold `liquid`; all of them when none does.
@@ -511,6 +570,12 @@ impl<'a, 'w> Filler<'a, 'w> {
             .iter()
             .any(|w| liquid_words.contains(&w.as_str()));
         if let Some(mention) = names_a_liquid.then(|| self.drink(&span[start..])).flatten() {
+            // "white wine" is not the table's red wine with a word left out.
+            if mention.left_out.is_some() {
+                if let Some(listed) = self.list("liquid", &span[start..]) {
+                    return Some(listed);
+                }
+            }
             let mut named: Vec<&str> = mention
                 .candidates
                 .iter()
@@ -620,6 +685,39 @@ impl<'a, 'w> Filler<'a, 'w> {
     }
 }
 
+/// The most words a thing's slot takes, but for one said with who holds it.
+const MAX_THING_WORDS: usize = 6;
+
+/// Fills the `{person}` slot of a `held_by_someone` template with the name of
+/// the person its words mean.
+struct Holder<'f, 'a, 'w> {
+    filler: &'f Filler<'a, 'w>,
+    words: &'f [String],
+}
+
+impl SlotFiller for Holder<'_, '_, '_> {
+    type Value = String;
+
+    fn fill(&mut self, name: &str, from: usize, to: usize) -> Option<String> {
+        (name == "person")
+            .then(|| self.filler.person(&self.words[from..to]))
+            .flatten()?
+            .name
+    }
+
+    fn max_span(&self, _name: &str) -> usize {
+        2
+    }
+
+    /// "die Sie haben": the verb's form says who holds it.
+    fn bound(&mut self, name: &str, value: &str) -> Option<String> {
+        (name == "person")
+            .then(|| self.filler.lexicon.pronoun(value, self.filler.context))
+            .flatten()
+            .flatten()
+    }
+}
+
 impl SlotFiller for Filler<'_, '_> {
     type Value = SlotValue;
 
@@ -633,11 +731,16 @@ impl SlotFiller for Filler<'_, '_> {
             return cached.clone();
         }
         let span = &self.words[from..to];
-        if self.determines_the_next_word(span, to) {
+        let kind = self.grammar.slots.get(name)?;
+        // Only a thing said with who holds it takes more than six words.
+        let thing = matches!(kind, SlotKind::Object | SlotKind::Thing | SlotKind::Drink);
+        if self.determines_the_next_word(span, to)
+            || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
+        {
             self.cache.insert(key, None);
             return None;
         }
-        let value = match self.grammar.slots.get(name)? {
+        let value = match kind {
             SlotKind::Object => self.object(span, false).map(SlotValue::Object),
             SlotKind::Thing => self.object(span, true).map(SlotValue::Object),
             SlotKind::Drink => self.drink(span).map(SlotValue::Object),
@@ -670,7 +773,8 @@ impl SlotFiller for Filler<'_, '_> {
             Some(SlotKind::Items) => 12,
             Some(SlotKind::Person) => 2,
             Some(SlotKind::List(_)) => 4,
-            _ => 6,
+            // "die Flasche, die du in der Hand hast": a thing with who holds it.
+            _ => MAX_THING_WORDS + 3,
         }
     }
 }

@@ -110,6 +110,21 @@ impl Understanding {
             .any(|phrase| words.windows(phrase.len()).any(|w| w == phrase.as_slice()))
     }
 
+    /// Whether the turn describes a thing by who holds it ("the bottle you've
+    /// got"): its reading needs to know who holds what.
+    pub fn names_a_holder(&self, world: &World, turn: &Utterance<'_>) -> bool {
+        let lexicon = Lexicon::new(world);
+        let context = context_of(world, turn, None);
+        let grammar = &*self.grammar;
+        normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context))
+            .iter()
+            .flatten()
+            .any(|words| {
+                Filler::new(&lexicon, grammar, &context, &words.words, &words.breaks)
+                    .names_a_holder()
+            })
+    }
+
     /// Reads one turn on its own.
     pub fn read(&self, world: &World, turn: &Utterance<'_>) -> Reading {
         self.read_in_dialogue(world, &[], turn)
@@ -181,12 +196,15 @@ impl Understanding {
         // The first part read as naming what the table lacks, and the part read best.
         let mut lacking: Option<(usize, String)> = None;
         let mut best_part = 0;
+        // The part that is the current sentence as a whole.
+        let mut whole_part = 0;
         for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
                 continue;
             };
             let whole = sentences.len() <= first.sentence;
             if whole {
+                whole_part = index;
                 sentences.resize(first.sentence + 1, (String::new(), false));
                 sentences[first.sentence].0 = variants
                     .last()
@@ -215,7 +233,15 @@ impl Understanding {
                     context.referent = None;
                     lacking.get_or_insert((index, variants.last().unwrap_or(first).text()));
                 }
-                if best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
+                // A claim read from a whole sentence without gaps keeps its
+                // place against a claim read from one of its clauses ("die
+                // Flasche, die du hast, ist die Fanta": not "ist die Fanta").
+                let whole_claim =
+                    |b: &Reading| b.skipped == 0 && b.act.is_statement() && best_part == whole_part;
+                let kept = best
+                    .as_ref()
+                    .is_some_and(|(_, b)| !whole && whole_claim(b) && reading.act.is_statement());
+                if !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                     best_part = index;
                 }

@@ -1313,3 +1313,162 @@ fn which_one_a_thing_is_is_a_claim_only_between_things_of_one_kind() {
     );
     assert_eq!(r.act, Act::StateWhich, "{}", summary(&r));
 }
+
+/// The softdrinks table with Daniel holding the cola bottle and Felix the blue glass.
+fn softdrinks_in_hands() -> crate::twin::World {
+    let mut world = scene::load("softdrinks").expect("scene");
+    for (person, object) in [("Daniel", "cola_bottle"), ("Felix", "blue_glass")] {
+        let person = world.person_named(person).expect("person");
+        let object = world.object_named(object).expect("object");
+        world.give_to_person(object, person).expect("a free hand");
+    }
+    world
+}
+
+/// A claim that `described` is `claimed`: which one it is, or (of a bottle
+/// said to be "the cola zero") what it holds.
+fn assert_claim_about(r: &Reading, described: &str, claimed: &str, text: &str) {
+    let object = r.slots.object.as_ref().map(|o| o.candidates.clone());
+    assert_eq!(
+        object,
+        Some(vec![described.to_string()]),
+        "{text}: {}",
+        summary(r)
+    );
+    match r.act {
+        Act::StateWhich => assert_eq!(
+            r.which_one(),
+            Some((described.to_string(), vec![claimed.to_string()])),
+            "{text}"
+        ),
+        Act::StateContents => assert!(r.slots.liquid.is_some(), "{text}: {}", summary(r)),
+        _ => panic!("{text}: no claim: {}", summary(r)),
+    }
+}
+
+fn read_held(stage: &Understanding, speaker: &str, listener: &str, text: &str) -> Reading {
+    stage.read(
+        &softdrinks_in_hands(),
+        &Utterance {
+            speaker,
+            listener,
+            text,
+        },
+    )
+}
+
+/// Each (speaker, listener, text, thing described, thing it is said to be).
+type HeldClaims<'a> = [(&'a str, &'a str, &'a str, &'a str, &'a str)];
+
+fn check_held_claims(stage: &Understanding, cases: &HeldClaims<'_>) {
+    for (speaker, listener, text, described, claimed) in cases {
+        let r = read_held(stage, speaker, listener, text);
+        assert_claim_about(&r, described, claimed, text);
+    }
+}
+
+#[test]
+fn a_thing_described_by_who_holds_it_is_the_one_in_their_hand() {
+    let stage = stage();
+    let (bottle, glass) = ("cola_bottle", "blue_glass");
+    check_held_claims(
+        &stage,
+        &[
+            (
+                "Felix",
+                "Daniel",
+                "the bottle you've got is the cola zero",
+                bottle,
+                "cola_zero_bottle",
+            ),
+            (
+                "Felix",
+                "Daniel",
+                "careful, the bottle you just picked up is the fanta",
+                bottle,
+                "fanta_bottle",
+            ),
+            (
+                "Daniel",
+                "Felix",
+                "the glass you have there is the red one, right?",
+                glass,
+                "red_glass",
+            ),
+            (
+                "Felix",
+                "Daniel",
+                "the glass i'm holding is the red one",
+                glass,
+                "red_glass",
+            ),
+            (
+                "Daniel",
+                "Felix",
+                "the bottle Daniel is holding is the fanta",
+                bottle,
+                "fanta_bottle",
+            ),
+        ],
+    );
+    // Daniel holds no glass: "the glass you have" describes nothing.
+    let r = read_held(
+        &stage,
+        "Felix",
+        "Daniel",
+        "the glass you have is the red one",
+    );
+    assert!(r.slots.object.is_none(), "{}", summary(&r));
+    let r = read_held(
+        &stage,
+        "Daniel",
+        "Felix",
+        "there's cola in the glass you're holding",
+    );
+    assert_eq!(summary(&r), "state_contents object=blue_glass liquid=cola");
+}
+
+#[test]
+fn a_drink_said_with_a_word_the_table_lacks_is_not_the_tables_drink() {
+    // "white wine" is not the red wine that "wine" alone names.
+    let r = in_dialogue(
+        "dinner",
+        &[("Felix", "Daniel", "the wine bottle is full")],
+        ("Daniel", "Felix", "that's white wine"),
+    );
+    assert_eq!(
+        summary(&r),
+        "state_contents object=wine_bottle liquid=white wine"
+    );
+}
+
+#[test]
+fn german_a_thing_described_by_who_holds_it_is_the_one_in_their_hand() {
+    let (bottle, glass) = ("cola_bottle", "blue_glass");
+    check_held_claims(
+        &german(),
+        &[
+            (
+                "Felix",
+                "Daniel",
+                "die Flasche, die du in der Hand hast, ist die Fanta",
+                bottle,
+                "fanta_bottle",
+            ),
+            (
+                "Daniel",
+                "Felix",
+                "das Glas, das Sie gerade haben, ist das rote",
+                glass,
+                "red_glass",
+            ),
+            (
+                "Felix",
+                "Daniel",
+                "die flasche die du dir genommen hast is die cola zero",
+                bottle,
+                "cola_zero_bottle",
+            ),
+        ],
+    );
+}

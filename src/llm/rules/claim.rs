@@ -46,7 +46,7 @@ impl RulesBrain {
             done: s.dialogue.done.clone(),
             done_before: s.dialogue.done_before.clone(),
         };
-        let situation = self.situation(&completed);
+        let situation = self.situation(&completed, &self.world);
         self.next(&situation)
     }
 }

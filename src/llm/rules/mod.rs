@@ -86,7 +86,19 @@ impl RulesBrain {
     }
 
     fn reply(&self, dialogue: &Dialogue, memory_on: bool) -> Vec<(String, Value)> {
-        let mut situation = self.situation(dialogue);
+        // "The bottle you've got": who holds what, from this turn's listing.
+        let listed = if self
+            .understanding
+            .names_a_holder(&self.world, &dialogue.turn.utterance())
+        {
+            match dialogue.find("get_objects") {
+                None => return vec![call("get_objects", json!({}))],
+                Some(done) => Some(self.as_listed(&done.result)),
+            }
+        } else {
+            None
+        };
+        let mut situation = self.situation(dialogue, listed.as_ref().unwrap_or(&self.world));
         situation.memory_on = memory_on;
         // "Können Sie ...": answered in the form it was asked in.
         let brain = match &self.formal {
@@ -103,12 +115,12 @@ impl RulesBrain {
     }
 
     /// The turn read and weighed: its reading, who speaks to whom.
-    fn situation<'a>(&self, dialogue: &'a Dialogue) -> Situation<'a> {
+    fn situation<'a>(&self, dialogue: &'a Dialogue, world: &World) -> Situation<'a> {
         let earlier: Vec<Utterance<'_>> = dialogue.earlier.iter().map(Turn::utterance).collect();
         let turn = &dialogue.turn;
         let reading = self
             .understanding
-            .read_in_dialogue(&self.world, &earlier, &turn.utterance());
+            .read_in_dialogue(world, &earlier, &turn.utterance());
         let addressee = grounding::addressee(&self.world, &turn.listener);
         Situation {
             dialogue,
@@ -127,6 +139,22 @@ impl RulesBrain {
                 _ => None,
             },
         }
+    }
+
+    /// The scene with the things a `get_objects` listing says are held in
+    /// their holders' hands (one that finds no free hand stays where it was).
+    fn as_listed(&self, listing: &str) -> World {
+        let mut world = self.world.clone();
+        for listed in facts::listing(listing) {
+            let holder = listed
+                .held_by
+                .as_deref()
+                .and_then(|p| world.person_named(p));
+            if let (Some(object), Some(person)) = (world.object_named(&listed.name), holder) {
+                world.give_to_person(object, person).ok();
+            }
+        }
+        world
     }
 
     fn next(&self, s: &Situation<'_>) -> Calls {
