@@ -137,6 +137,10 @@ pub struct Normalize {
     /// slot; of the things the words before them fit, the one in that person's hand.
     #[serde(default)]
     pub held_by_someone: Vec<String>,
+    /// Words that place a thing in the table's middle ("in the middle", "in der
+    /// Mitte"): of the things the words before them fit, the one nearest its centre.
+    #[serde(default)]
+    pub in_the_middle: Phrases,
     /// Pronouns for people: the word and whom it means (speaker, listener, other, robot, all).
     #[serde(default)]
     pub pronouns: BTreeMap<String, String>,

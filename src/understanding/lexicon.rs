@@ -404,10 +404,17 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// place fit, the one nearest that person when they fit several. "The bottle
     /// you've got", "die Flasche, die du hast": the one in that person's hand.
     fn placed_by_someone(&self, span: &[String], unknown_allowed: bool) -> Option<ObjectMention> {
-        let (at, person, held) = self
-            .placed_near(span)
-            .map(|(at, person)| (at, person, false))
-            .or_else(|| self.held_by(span).map(|(at, person)| (at, person, true)))?;
+        let (at, place) = self
+            .in_the_middle(span)
+            .map(|at| (at, Place::Middle))
+            .or_else(|| {
+                self.placed_near(span)
+                    .map(|(at, person)| (at, Place::Near(person)))
+            })
+            .or_else(|| {
+                self.held_by(span)
+                    .map(|(at, person)| (at, Place::HeldBy(person)))
+            })?;
         // The place says which, not the thing talked of before ("the bottle"
         // after the beer was named, then "the bottle in front of you").
         let mut mention = self.object_with(&span[..at], unknown_allowed, false)?;
@@ -422,13 +429,38 @@ impl<'a, 'w> Filler<'a, 'w> {
                 None => mention.every.clone(),
             }
         };
-        mention.candidates = if held {
-            self.in_hand_of(&person, fitting)?
-        } else {
-            self.nearest_to(&person, fitting)
+        mention.candidates = match place {
+            Place::Near(person) => self.nearest_to(&person, fitting),
+            Place::HeldBy(person) => self.in_hand_of(&person, fitting)?,
+            Place::Middle => self.nearest_to_the_middle(fitting),
         };
         mention.said = span.join(" ");
         Some(mention)
+    }
+
+    /// Where in `span` the words that place a thing in the table's middle begin.
+    fn in_the_middle(&self, span: &[String]) -> Option<usize> {
+        let middle = &self.grammar.normalize.in_the_middle.0;
+        (1..span.len()).find(|&at| middle.iter().any(|p| span[at..] == p[..]))
+    }
+
+    /// Of `candidates`, the one nearest the table's centre (all of them when none is on the table).
+    fn nearest_to_the_middle(&self, candidates: Vec<String>) -> Vec<String> {
+        let world = self.lexicon.world;
+        let distance = |name: &String| {
+            world
+                .object_named(name)
+                .filter(|&o| world.holder(o).is_none())
+                .map_or(f32::INFINITY, |o| world.object_base(o).truncate().length())
+        };
+        match candidates
+            .iter()
+            .filter(|c| distance(c).is_finite())
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+        {
+            Some(nearest) => vec![nearest.clone()],
+            None => candidates,
+        }
     }
 
     /// Where in `span` the words that place a thing by a person begin ("in
@@ -683,6 +715,16 @@ impl<'a, 'w> Filler<'a, 'w> {
             .find(|(_, phrase)| phrase.as_slice() == span)
             .map(|(value, _)| value.clone())
     }
+}
+
+/// Where the words after a thing place it.
+enum Place {
+    /// By a person ("in front of you").
+    Near(String),
+    /// In a person's hand ("you've got").
+    HeldBy(String),
+    /// In the table's middle.
+    Middle,
 }
 
 /// The most words a thing's slot takes, but for one said with who holds it.

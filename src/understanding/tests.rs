@@ -1472,3 +1472,34 @@ fn german_a_thing_described_by_who_holds_it_is_the_one_in_their_hand() {
         ],
     );
 }
+
+#[test]
+fn a_thing_in_the_middle_is_the_one_nearest_the_tables_centre() {
+    check(
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: what's in the bottle in the middle?",
+                "ask_contents object=oat_milk_bottle",
+            ),
+            (
+                "Daniel>the_robot: could you pass me the bottle in the middle of the table",
+                "give object=oat_milk_bottle recipient=Daniel",
+            ),
+        ],
+    );
+    check_with(
+        &german(),
+        "dinner",
+        &[
+            (
+                "Felix>the_robot: ähm was is eigentlich in der flasche in der mitte",
+                "ask_contents object=soda_bottle",
+            ),
+            (
+                "Daniel>Felix: kannst du mir die flasche in der mitte geben",
+                "give object=soda_bottle recipient=Daniel",
+            ),
+        ],
+    );
+}
