@@ -385,6 +385,11 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
             _ => candidates,
         };
+        // "My tea": the cup that holds it, not the pot it came from.
+        let candidates = match owner.as_deref() {
+            Some(person) => self.drink_of(person, rest).unwrap_or(candidates),
+            None => candidates,
+        };
         // "Your cup" of two cups: the one in that person's hand, or the one at their seat.
         let candidates = match owner.as_deref() {
             Some(person) if candidates.len() > 1 => self.nearest_to(person, candidates),
@@ -430,12 +435,33 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
         };
         mention.candidates = match place {
-            Place::Near(person) => self.nearest_to(&person, fitting),
+            Place::Near(person) => self.nearest_on_the_table(&person, fitting),
             Place::HeldBy(person) => self.in_hand_of(&person, fitting)?,
             Place::Middle => self.nearest_to_the_middle(fitting),
         };
         mention.said = span.join(" ");
         Some(mention)
+    }
+
+    /// Of `candidates`, the one on the table nearest `person` ("the bottle here in
+    /// front of me" is not the one in my hand); the one in their hand when none
+    /// is on the table.
+    fn nearest_on_the_table(&self, person: &str, candidates: Vec<String>) -> Vec<String> {
+        let world = self.lexicon.world;
+        let on_the_table: Vec<String> = candidates
+            .iter()
+            .filter(|name| {
+                world
+                    .object_named(name)
+                    .is_some_and(|o| world.holder(o).is_none())
+            })
+            .cloned()
+            .collect();
+        if on_the_table.is_empty() {
+            self.nearest_to(person, candidates)
+        } else {
+            self.nearest_to(person, on_the_table)
+        }
     }
 
     /// Where in `span` the words that place a thing in the table's middle begin.
@@ -506,6 +532,20 @@ impl<'a, 'w> Filler<'a, 'w> {
         let n = self.words.len();
         (1..n)
             .any(|from| (from + 1..=n).any(|to| self.holder_named(&self.words[from..to]).is_some()))
+    }
+
+    /// The drinking vessel nearest `person` that holds the liquid `words` name
+    /// ("my tea"), when one does.
+    fn drink_of(&self, person: &str, words: &[String]) -> Option<Vec<String>> {
+        let liquid = self.liquid(words)?;
+        let world = self.lexicon.world;
+        let vessels: Vec<String> = world
+            .objects()
+            .iter()
+            .filter(|o| o.kind.drinking_vessel && o.contains.as_deref() == Some(liquid.as_str()))
+            .map(|o| o.name.clone())
+            .collect();
+        (!vessels.is_empty()).then(|| self.nearest_to(person, vessels))
     }
 
     /// Of `candidates`, those `person` holds; `None` when they hold none of them.

@@ -1503,3 +1503,54 @@ fn a_thing_in_the_middle_is_the_one_nearest_the_tables_centre() {
         ],
     );
 }
+
+#[test]
+fn my_drink_is_the_cup_that_holds_it_not_the_pot() {
+    let mut world = scene::load("coffee").expect("scene");
+    let cup = world.object_named("large_cup").expect("cup");
+    world.fill(cup, Some("coffee".into()));
+    let r = stage().read(
+        &world,
+        &Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "could you put a splash of milk in my coffee?",
+        },
+    );
+    assert_eq!(
+        r.slots.target.as_ref().map(|t| t.candidates.clone()),
+        Some(vec!["large_cup".to_string()]),
+        "{}",
+        summary(&r)
+    );
+    // Without a cup of coffee, "my coffee" is still the pot's.
+    let r = in_dialogue(
+        "coffee",
+        &[],
+        ("Felix", "the_robot", "could you pass me my coffee?"),
+    );
+    assert_eq!(summary(&r), "give object=coffee_pot recipient=Felix");
+}
+
+#[test]
+fn a_thing_in_front_of_someone_is_on_the_table_not_in_their_hand() {
+    // Daniel holds the cola bottle; the bottle in front of him is the cola zero.
+    let r = read_held(
+        &stage(),
+        "Daniel",
+        "Felix",
+        "the bottle in front of me is empty",
+    );
+    assert_eq!(
+        summary(&r),
+        "state_contents object=cola_zero_bottle fill=empty"
+    );
+    // Felix holds the blue glass, and no other glass is nearer him than the red one.
+    let r = read_held(
+        &stage(),
+        "Felix",
+        "Daniel",
+        "the glass in front of me is empty",
+    );
+    assert_eq!(summary(&r), "state_contents object=red_glass fill=empty");
+}

@@ -86,17 +86,18 @@ impl RulesBrain {
     }
 
     fn reply(&self, dialogue: &Dialogue, memory_on: bool) -> Vec<(String, Value)> {
-        // "The bottle you've got": who holds what, from this turn's listing.
-        let listed = if self
-            .understanding
-            .names_a_holder(&self.world, &dialogue.turn.utterance())
-        {
-            match dialogue.find("get_objects") {
-                None => return vec![call("get_objects", json!({}))],
-                Some(done) => Some(self.as_listed(&done.result)),
+        // The turn is read on the table as this turn's listing shows it (what
+        // "my tea" or "the bottle you've got" is); a turn that describes a thing
+        // by who holds it asks for the listing first.
+        let listed = match dialogue.find("get_objects") {
+            Some(done) => self.as_listed(&done.result),
+            None if self
+                .understanding
+                .names_a_holder(&self.world, &dialogue.turn.utterance()) =>
+            {
+                return vec![call("get_objects", json!({}))]
             }
-        } else {
-            None
+            None => None,
         };
         let mut situation = self.situation(dialogue, listed.as_ref().unwrap_or(&self.world));
         situation.memory_on = memory_on;
@@ -141,20 +142,36 @@ impl RulesBrain {
         }
     }
 
-    /// The scene with the things a `get_objects` listing says are held in
-    /// their holders' hands (one that finds no free hand stays where it was).
-    fn as_listed(&self, listing: &str) -> World {
+    /// The scene with what a `get_objects` listing says each thing holds, and
+    /// the things it says are held in their holders' hands (one that finds no
+    /// free hand stays where it was); `None` when the listing shows the scene as it is.
+    fn as_listed(&self, listing: &str) -> Option<World> {
+        let listing = facts::listing(listing);
+        let scene = &self.world;
+        let changed = |listed: &facts::Listed| {
+            scene.object_named(&listed.name).is_some_and(|o| {
+                let holder = scene.holder(o).map(|p| scene.person(p).name.as_str());
+                scene.object(o).contains != listed.contains || holder != listed.held_by.as_deref()
+            })
+        };
+        if !listing.iter().any(changed) {
+            return None;
+        }
         let mut world = self.world.clone();
-        for listed in facts::listing(listing) {
-            let holder = listed
+        for listed in listing {
+            let Some(object) = world.object_named(&listed.name) else {
+                continue;
+            };
+            world.fill(object, listed.contains);
+            if let Some(person) = listed
                 .held_by
                 .as_deref()
-                .and_then(|p| world.person_named(p));
-            if let (Some(object), Some(person)) = (world.object_named(&listed.name), holder) {
+                .and_then(|p| world.person_named(p))
+            {
                 world.give_to_person(object, person).ok();
             }
         }
-        world
+        Some(world)
     }
 
     fn next(&self, s: &Situation<'_>) -> Calls {
