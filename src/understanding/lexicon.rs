@@ -9,7 +9,7 @@ use super::grammar::{Grammar, SlotKind};
 use super::reading::{ObjectMention, PersonMention};
 use super::template::{self, SlotFiller};
 use crate::twin::grounding::{self, Grounding};
-use crate::twin::World;
+use crate::twin::{ObjectId, World};
 
 /// Who is talking to whom, and what "it" means.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -448,19 +448,22 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// is on the table.
     fn nearest_on_the_table(&self, person: &str, candidates: Vec<String>) -> Vec<String> {
         let world = self.lexicon.world;
-        let on_the_table: Vec<String> = candidates
+        let on_the_table = self.narrowed(&candidates, |o| world.holder(o).is_none());
+        self.nearest_to(person, on_the_table)
+    }
+
+    /// Those of `names` whose objects pass `keep`; all of them when none does.
+    fn narrowed(&self, names: &[String], keep: impl Fn(ObjectId) -> bool) -> Vec<String> {
+        let world = self.lexicon.world;
+        let kept: Vec<String> = names
             .iter()
-            .filter(|name| {
-                world
-                    .object_named(name)
-                    .is_some_and(|o| world.holder(o).is_none())
-            })
+            .filter(|name| world.object_named(name).is_some_and(&keep))
             .cloned()
             .collect();
-        if on_the_table.is_empty() {
-            self.nearest_to(person, candidates)
+        if kept.is_empty() {
+            names.to_vec()
         } else {
-            self.nearest_to(person, on_the_table)
+            kept
         }
     }
 
@@ -566,20 +569,9 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// Those of `names` that hold `liquid`; all of them when none does.
     fn holding(&self, names: &[String], liquid: &str) -> Vec<String> {
         let world = self.lexicon.world;
-        let holders: Vec<String> = names
-            .iter()
-            .filter(|name| {
-                world
-                    .object_named(name)
-                    .is_some_and(|id| world.object(id).contains.as_deref() == Some(liquid))
-            })
-            .cloned()
-            .collect();
-        if holders.is_empty() {
-            names.to_vec()
-        } else {
-            holders
-        }
+        self.narrowed(names, |o| {
+            world.object(o).contains.as_deref() == Some(liquid)
+        })
     }
 
     /// Of `candidates`, the one `person` holds, else the one nearest their seat; all of
