@@ -467,6 +467,21 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
     }
 
+    /// The thing of `named`'s kind (its last word: "the big cup" → every cup)
+    /// in `person`'s hand, or else nearest their seat.
+    pub fn of_kind_at(&self, person: &str, named: &ObjectMention) -> Option<ObjectMention> {
+        let head = named.said.split_whitespace().last()?.to_string();
+        let of_kind = self.object(std::slice::from_ref(&head), false)?.every;
+        Some(ObjectMention {
+            said: String::new(),
+            candidates: self.nearest_to(person, of_kind.clone()),
+            owner: Some(person.to_string()),
+            referred: false,
+            left_out: None,
+            every: of_kind,
+        })
+    }
+
     /// Where in `span` the words that place a thing in the table's middle begin.
     fn in_the_middle(&self, span: &[String]) -> Option<usize> {
         let middle = &self.grammar.normalize.in_the_middle.0;

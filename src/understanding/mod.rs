@@ -378,7 +378,13 @@ impl Understanding {
             else {
                 continue;
             };
-            let slots = slots_of(found.slots, sentence.act, context);
+            let mut slots = slots_of(found.slots, sentence.act, context);
+            // "You've got the big cup": the cup at their place is said to be the big one.
+            if sentence.act == Act::StateWhich && slots.object.is_none() {
+                slots.object = slots.person.as_ref().zip(slots.target.as_ref()).and_then(
+                    |(person, target)| filler.of_kind_at(person.name.as_deref()?, target),
+                );
+            }
             // A reading about something the table lacks ranks below one about what is there.
             let lacking = [&slots.object, &slots.source, &slots.target]
                 .into_iter()

@@ -1554,3 +1554,36 @@ fn a_thing_in_front_of_someone_is_on_the_table_not_in_their_hand() {
     );
     assert_eq!(summary(&r), "state_contents object=red_glass fill=empty");
 }
+
+#[test]
+fn you_have_got_the_one_is_a_claim_about_the_thing_at_the_listeners_place() {
+    let read = |stage: &Understanding, text: &'static str| {
+        let world = scene::load("coffee").expect("scene");
+        stage.read(
+            &world,
+            &Utterance {
+                speaker: "Felix",
+                listener: "Daniel",
+                text,
+            },
+        )
+    };
+    let (small, large) = ("small_cup", "large_cup");
+    for (stage, text, claimed) in [
+        (stage(), "you've got the big cup, by the way", large),
+        (
+            german(),
+            "Du hast übrigens die große Tasse erwischt.",
+            large,
+        ),
+        (german(), "Sie haben ja die große Tasse genommen", large),
+        (stage(), "you have the small cup", small),
+    ] {
+        let r = read(&stage, text);
+        let expected = (small.to_string(), vec![claimed.to_string()]);
+        assert_eq!(r.which_one(), Some(expected), "{text}: {}", summary(&r));
+    }
+    // Said of oneself it may be a promise ("I've got the big cup": I'll take it).
+    let r = read(&stage(), "I've got the big cup");
+    assert_ne!(r.act, Act::StateWhich, "{}", summary(&r));
+}
