@@ -153,11 +153,14 @@ impl RulesBrain {
             return self.say(s, self.holder_has(&holder, &object));
         }
         let thing = self.speech.object_first(&object);
+        let place = self.place_of(s, &object);
         let Some(sender) = s.sender.clone() else {
             return self.say(
                 s,
-                self.speech
-                    .say("answer.on_the_table_pointing", &[("object", &thing)]),
+                self.speech.say(
+                    "answer.on_the_table_pointing",
+                    &[("object", &thing), ("place", &place)],
+                ),
             );
         };
         let args = json!({"person_name": sender, "object_name": object});
@@ -184,10 +187,63 @@ impl RulesBrain {
             .as_deref()
             .map(|o| self.speech.object(o))
             .unwrap_or_default();
-        let text = self
-            .speech
-            .say(key, &[("object", &thing), ("occluder", &occluder)]);
+        let text = self.speech.say(
+            key,
+            &[
+                ("object", &thing),
+                ("place", &place),
+                ("occluder", &occluder),
+            ],
+        );
         self.say(s, text)
+    }
+
+    /// "on the table in front of Felix": where `object` stands, said by whom it
+    /// stands clearly nearest ("in front of you" to the one asking), where the
+    /// table was laid and the robot has not moved it since; else "on the table".
+    fn place_of(&self, s: &Situation<'_>, object: &str) -> String {
+        let world = &self.world;
+        let moved = s
+            .dialogue
+            .done_before
+            .iter()
+            .chain(&s.dialogue.done)
+            .any(|d| {
+                d.name != "point_at_object_or_person"
+                    && !d.name.starts_with("check_")
+                    && d.args
+                        .as_object()
+                        .is_some_and(|args| args.values().any(|v| v.as_str() == Some(object)))
+            });
+        let Some(base) = world
+            .object_named(object)
+            .filter(|_| !moved)
+            .map(|o| world.object_base(o))
+        else {
+            return self.speech.say("answer.place_table", &[]);
+        };
+        let mut by_distance: Vec<(f32, &str)> = world
+            .persons()
+            .iter()
+            .map(|p| ((p.position - base.truncate()).length(), p.name.as_str()))
+            .collect();
+        by_distance.sort_by(|a, b| a.0.total_cmp(&b.0));
+        match by_distance.as_slice() {
+            [(near, person), rest @ ..]
+                if *near < IN_FRONT_OF_M
+                    && rest
+                        .first()
+                        .is_none_or(|(next, _)| next - near >= CLEARLY_NEARER_M) =>
+            {
+                if s.sender.as_deref() == Some(*person) {
+                    self.speech.say("answer.place_before_you", &[])
+                } else {
+                    self.speech
+                        .say("answer.place_before", &[("person", person)])
+                }
+            }
+            _ => self.speech.say("answer.place_table", &[]),
+        }
     }
 
     /// "Who has the smartphone?"
@@ -757,3 +813,8 @@ fn liquids(names: &[String], listed: &[Listed]) -> Vec<String> {
     }
     out
 }
+
+/// The farthest a thing stands from a person's seat to be "in front of" them, metres.
+const IN_FRONT_OF_M: f32 = 0.7;
+/// How much nearer one person it must stand than anyone else, metres.
+const CLEARLY_NEARER_M: f32 = 0.2;
