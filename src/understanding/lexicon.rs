@@ -525,6 +525,7 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// Where in `span` the words that say who holds a thing begin ("you've got",
     /// "die du in der Hand hast"), and whom they name.
     fn held_by(&self, span: &[String]) -> Option<(usize, String)> {
+        // Most spans lack every word such a phrase needs.
         let held = &self.grammar.held_by;
         if !held.iter().any(|h| template::may_match(&h.needs, span)) {
             return None;
@@ -547,9 +548,8 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// Whether the sentence describes a thing by who holds it ("the bottle you've
     /// got"): who holds what must be known before it is read.
     pub fn names_a_holder(&self) -> bool {
-        let n = self.words.len();
-        (1..n)
-            .any(|from| (from + 1..=n).any(|to| self.holder_named(&self.words[from..to]).is_some()))
+        // Every span after a first word ends some prefix of the sentence.
+        (2..=self.words.len()).any(|to| self.held_by(&self.words[..to]).is_some())
     }
 
     /// The drinking vessel nearest `person` that holds the liquid `words` name
