@@ -140,6 +140,58 @@ fn silence_and_noise_do_not_become_text() {
     }
 }
 
+/// A request said at 10 dB above white noise, and the same request clean.
+fn noisy_and_clean(text: &str) -> (Vec<f32>, Vec<f32>) {
+    let clean = espeak(text);
+    let level = speech_support::rms(&clean) / 10f32.powf(10.0 / 20.0);
+    let hiss = noise(clean.len(), level, 21);
+    let noisy = clean.iter().zip(&hiss).map(|(s, n)| s + n).collect();
+    (noisy, clean)
+}
+
+#[test]
+fn noisy_speech_is_heard_with_the_noisy_model_and_clean_speech_with_the_quick_one() {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ggml-base.bin");
+    assert!(
+        base.is_file(),
+        "{} missing: run `bash scripts/ci-speech-setup.sh`",
+        base.display()
+    );
+    let settings = AsrSettings {
+        noisy_model: base,
+        ..AsrSettings::default()
+    };
+    let mut r = Recognizer::with_model(&model_path(), &settings).expect("models load");
+    assert!(r.has_noisy_model());
+    let said = "Could you pour some cola into my glass?";
+    let (noisy, clean) = noisy_and_clean(said);
+    let heard = r.transcribe(&noisy, &names()).expect("noisy");
+    assert!(heard.noisy_model, "{heard:?}");
+    assert!(heard.accepted_text().is_some(), "{heard:?}");
+    eprintln!("noisy: {heard:?}");
+    let again = r.transcribe(&noisy, &names()).expect("noisy again");
+    eprintln!("noisy again: {:?}", again.elapsed);
+    let heard = r.transcribe(&clean, &names()).expect("clean");
+    assert!(!heard.noisy_model, "{heard:?}");
+}
+
+#[test]
+fn a_missing_noisy_model_leaves_noisy_speech_to_the_main_model() {
+    for noisy_model in ["models/no-such-model.bin".into(), model_path(), "".into()] {
+        let settings = AsrSettings {
+            noisy_model,
+            ..AsrSettings::default()
+        };
+        let mut r = Recognizer::with_model(&model_path(), &settings).expect("main model loads");
+        assert!(!r.has_noisy_model(), "{:?}", settings.noisy_model);
+        let (noisy, _) = noisy_and_clean("Could you pour some cola into my glass?");
+        let heard = r
+            .transcribe(&noisy, &names())
+            .expect("heard by the main model");
+        assert!(!heard.noisy_model);
+    }
+}
+
 #[test]
 fn silence_and_noise_files_give_no_turns() {
     let s = AudioSettings::default();

@@ -46,6 +46,8 @@ pub struct Transcript {
     pub audio_ctx: i32,
     /// The decoder threads used.
     pub threads: u32,
+    /// Heard with the model for noisy speech (`audio.asr.noisy_model`).
+    pub noisy_model: bool,
 }
 
 impl Transcript {
@@ -56,16 +58,88 @@ impl Transcript {
 }
 
 /// A loaded whisper model with its decoding state.
-pub struct Recognizer {
+struct Model {
     ctx: WhisperContext,
     state: WhisperState,
+    /// The last decoding was a beam search (the state is then made afresh).
+    searched: bool,
+}
+
+impl Model {
+    /// Loads the ggml model at `path` for `language`.
+    fn load(path: &Path, language: &str) -> Result<Self, FrontendError> {
+        if !path.is_file() {
+            return Err(FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!("no such file; {MODEL_HINT}"),
+            });
+        }
+        // Route whisper.cpp's chatter into tracing instead of stderr.
+        whisper_rs::install_logging_hooks();
+        let mut params = WhisperContextParameters::default();
+        params.use_gpu(false);
+        let ctx =
+            WhisperContext::new_with_params(path, params).map_err(|e| FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!("whisper could not load it ({e}); is it a ggml model?"),
+            })?;
+        if !ctx.is_multilingual() && language != "en" {
+            return Err(FrontendError::Model {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "it hears only English, but the language is '{language}': use a multilingual model \
+                     such as models/ggml-base.bin (scripts/build-whisper-model.sh models/ggml-base.bin) \
+                     in [audio.asr] model"
+                ),
+            });
+        }
+        let state = ctx.create_state().map_err(|e| FrontendError::Model {
+            path: path.to_path_buf(),
+            detail: format!("cannot create a decoding state: {e}"),
+        })?;
+        Ok(Self {
+            ctx,
+            state,
+            searched: false,
+        })
+    }
+
+    /// The model for noisy speech the settings name, unless it is `main`'s
+    /// file; a missing or unusable one is said once in the log, and noisy
+    /// speech is then heard with the main model.
+    fn noisy(settings: &AsrSettings, main: &Path) -> Option<Self> {
+        let path = settings.noisy_model_path()?;
+        if same_file(&path, main) {
+            return None;
+        }
+        match Self::load(&path, &settings.language) {
+            Ok(model) => Some(model),
+            Err(e) => {
+                tracing::info!("{e}; noisy speech is heard with {}", main.display());
+                None
+            }
+        }
+    }
+}
+
+/// Whether two paths name the same file (or the same path, when missing).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The recogniser: a model for speech in a quiet room, and optionally a
+/// larger one for speech that stands little above the room's noise.
+pub struct Recognizer {
+    quiet: Model,
+    noisy: Option<Model>,
     settings: AsrSettings,
     /// The table's words for the prompt.
     vocabulary: Vec<String>,
     /// The cores other programs leave free (`threads = 0`).
     cores: FreeCores,
-    /// The last decoding was a beam search (the state is then made afresh).
-    searched: bool,
 }
 
 impl std::fmt::Debug for Recognizer {
@@ -88,46 +162,20 @@ impl Recognizer {
         Self::with_model(&path, settings)
     }
 
-    /// Loads the model at `path`.
+    /// Loads the model at `path`, and the one for noisy speech the settings name.
     pub fn with_model(path: &Path, settings: &AsrSettings) -> Result<Self, FrontendError> {
-        if !path.is_file() {
-            return Err(FrontendError::Model {
-                path: path.to_path_buf(),
-                detail: format!("no such file; {MODEL_HINT}"),
-            });
-        }
-        // Route whisper.cpp's chatter into tracing instead of stderr.
-        whisper_rs::install_logging_hooks();
-        let mut params = WhisperContextParameters::default();
-        params.use_gpu(false);
-        let ctx =
-            WhisperContext::new_with_params(path, params).map_err(|e| FrontendError::Model {
-                path: path.to_path_buf(),
-                detail: format!("whisper could not load it ({e}); is it a ggml model?"),
-            })?;
-        if !ctx.is_multilingual() && settings.language != "en" {
-            return Err(FrontendError::Model {
-                path: path.to_path_buf(),
-                detail: format!(
-                    "it hears only English, but the language is '{}': use a multilingual model \
-                     such as models/ggml-base.bin (scripts/build-whisper-model.sh models/ggml-base.bin) \
-                     in [audio.asr] model",
-                    settings.language
-                ),
-            });
-        }
-        let state = ctx.create_state().map_err(|e| FrontendError::Model {
-            path: path.to_path_buf(),
-            detail: format!("cannot create a decoding state: {e}"),
-        })?;
         Ok(Self {
-            ctx,
-            state,
+            quiet: Model::load(path, &settings.language)?,
+            noisy: Model::noisy(settings, path),
             settings: settings.clone(),
             vocabulary: Vec::new(),
             cores: FreeCores::new(),
-            searched: false,
         })
+    }
+
+    /// Whether noisy speech is heard with a model of its own.
+    pub fn has_noisy_model(&self) -> bool {
+        self.noisy.is_some()
     }
 
     /// The table's words (objects, contents, kinds) put into the prompt after the names.
@@ -211,12 +259,13 @@ impl Recognizer {
         let noise_margin_db = noise_margin_db(samples);
         // Noise with nothing standing out of it is no speech to search: beams
         // make words of it ("A F" from white noise) where greedy decoding does not.
-        let beams =
-            if (SPEECH_OUT_OF_NOISE_DB..self.settings.noisy_below_db).contains(&noise_margin_db) {
-                self.settings.noisy_beam_size
-            } else {
-                self.settings.beam_size
-            };
+        let noisy =
+            (SPEECH_OUT_OF_NOISE_DB..self.settings.noisy_below_db).contains(&noise_margin_db);
+        let beams = if noisy {
+            self.settings.noisy_beam_size
+        } else {
+            self.settings.beam_size
+        };
         let strategy = match beams {
             0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
             beams => SamplingStrategy::BeamSearch {
@@ -251,28 +300,33 @@ impl Recognizer {
         if let Some(p) = &prompt {
             params.set_initial_prompt(p);
         }
-        if beams > 1 || self.searched {
+        let noisy_model = noisy && self.noisy.is_some();
+        let model = match (&mut self.noisy, noisy) {
+            (Some(model), true) => model,
+            _ => &mut self.quiet,
+        };
+        if beams > 1 || model.searched {
             // whisper.cpp's beam search leaves its decoders' state behind, and the
             // next decoding then hears the same audio differently: a search and
             // the decoding after one start afresh.
-            self.state = self.ctx.create_state().map_err(|e| {
+            model.state = model.ctx.create_state().map_err(|e| {
                 FrontendError::Recognition(format!("cannot create a decoding state: {e}"))
             })?;
         }
-        self.searched = beams > 1;
-        let decoded = self.state.full(params, &audio);
+        model.searched = beams > 1;
+        let decoded = model.state.full(params, &audio);
         if self.settings.threads == 0 {
             self.cores.restart();
         }
         decoded.map_err(|e| FrontendError::Recognition(e.to_string()))?;
 
-        let eot = self.ctx.token_eot();
+        let (eot, state) = (model.ctx.token_eot(), &model.state);
         let mut sentences: Vec<Sentence> = vec![Sentence::default()];
         let mut probs = Vec::new();
         let mut no_speech: f32 = 0.0;
-        let n = self.state.full_n_segments();
+        let n = state.full_n_segments();
         for i in 0..n {
-            let Some(seg) = self.state.get_segment(i) else {
+            let Some(seg) = state.get_segment(i) else {
                 continue;
             };
             no_speech = no_speech.max(seg.no_speech_probability());
@@ -294,7 +348,7 @@ impl Recognizer {
             }
         }
         let text = self.without_quieter_talkers(&sentences, &audio);
-        tracing::debug!(raw = %text, noise_margin_db, beams, "whisper's text");
+        tracing::debug!(raw = %text, noise_margin_db, beams, noisy_model, "whisper's text");
         let text = collapse_phrase_loops(&collapse_repeats(text.trim()));
         let confidence = if probs.is_empty() {
             0.0
@@ -310,6 +364,7 @@ impl Recognizer {
             elapsed: started.elapsed(),
             audio_ctx,
             threads,
+            noisy_model,
         })
     }
 

@@ -103,6 +103,18 @@ pub struct Normalize {
     /// Possessives: the owner is the speaker (`my`), the listener (`your`) or another.
     #[serde(default)]
     pub possessives: BTreeMap<String, String>,
+    /// Editing terms of a self-repair ("no sorry", "I mean", "uh"): between
+    /// two phrases that start alike, the second takes the first one's place.
+    #[serde(default)]
+    pub repairs: Phrases,
+    /// Negations that go with the phrase a self-repair replaces ("nicht das
+    /// Bier, ich mein das Wasser").
+    #[serde(default)]
+    pub repair_negations: Vec<String>,
+    /// Words that stand for a thing in a self-repair ("the red *one*"): they
+    /// take the repaired thing's word ("the blue glass, no, the red glass").
+    #[serde(default)]
+    pub repair_pro_forms: Vec<String>,
     /// Words that join the things of a list ("cola and fanta", "cola or fanta").
     #[serde(default)]
     pub conjunctions: Vec<String>,

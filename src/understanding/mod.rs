@@ -9,6 +9,7 @@ pub mod lexicon;
 pub mod memory;
 pub mod normalize;
 pub mod reading;
+pub mod repair;
 pub mod template;
 
 use std::collections::BTreeSet;
@@ -116,7 +117,8 @@ impl Understanding {
         let lexicon = Lexicon::new(world);
         let context = context_of(world, turn, None);
         let grammar = &*self.grammar;
-        normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context))
+        let vocatives = lexicon.vocatives(&context);
+        repair::sentences(&grammar.normalize, &grammar.words, turn.text, &vocatives)
             .iter()
             .flatten()
             .any(|words| {
@@ -179,8 +181,8 @@ impl Understanding {
     ) -> Reading {
         let mut context = context_of(world, turn, before.referent.clone());
         let grammar = &*self.grammar;
-        let parts =
-            normalize::sentences(&grammar.normalize, turn.text, &lexicon.vocatives(&context));
+        let vocatives = lexicon.vocatives(&context);
+        let parts = repair::sentences(&grammar.normalize, &grammar.words, turn.text, &vocatives);
         let heard = parts
             .iter()
             .filter_map(|variants| variants.last().map(normalize::Words::text))

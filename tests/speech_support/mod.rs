@@ -24,6 +24,7 @@ pub fn transcript(text: &str) -> attentive::frontend::Transcript {
         elapsed: Default::default(),
         audio_ctx: 0,
         threads: 1,
+        noisy_model: false,
     }
 }
 

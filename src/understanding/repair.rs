@@ -1,0 +1,404 @@
+//! Self-repairs: "pass me the blue glass, no sorry, the red glass" asks for
+//! the red glass. An editing term (`[normalize] repairs`: "no sorry", "I
+//! mean", "uh", "or rather") between two phrases that start alike — with the
+//! same word ("into the red glass, I mean into the blue glass") or each with a
+//! determiner — puts the second in the first one's place (Levelt's reparandum,
+//! editing term and repair). The text is repaired before it is read.
+
+use std::collections::BTreeSet;
+
+use super::grammar::Normalize;
+use super::normalize::{self, Words};
+
+/// How many words back the phrase being repaired may start.
+const MAX_REPARANDUM: usize = 8;
+/// The most words a repair said as a sentence of its own may have ("No
+/// sorry, the cola zero."): more, and it is a sentence, not a repair.
+const MAX_SENTENCE_REPAIR: usize = 4;
+
+/// One word of the text, with where it stands.
+#[derive(Debug)]
+struct Token {
+    start: usize,
+    end: usize,
+    word: String,
+    /// A sentence ended between the word before and this one.
+    after_sentence: bool,
+    /// A comma (or dash, colon) stood between the word before and this one.
+    after_comma: bool,
+}
+
+/// The text's words with their places.
+fn tokens(text: &str) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::new();
+    let (mut sentence, mut comma) = (false, false);
+    let mut start: Option<usize> = None;
+    let is_word = |c: char| c.is_alphanumeric() || "'’".contains(c);
+    for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (is_word(c), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                let word = normalize::plain_words(&text[from..at]).join(" ");
+                if !word.is_empty() {
+                    out.push(Token {
+                        start: from,
+                        end: at,
+                        word,
+                        after_sentence: sentence && !out.is_empty(),
+                        after_comma: comma && !out.is_empty(),
+                    });
+                    (sentence, comma) = (false, false);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+        if !is_word(c) {
+            sentence |= ".!?;\n".contains(c);
+            comma |= ",:—–".contains(c);
+        }
+    }
+    out
+}
+
+/// The sentence parts of `text` as [`normalize::sentences`] gives them, with
+/// a self-repair put right: each part's variants read the repaired text, and,
+/// where words stood between the repaired phrase and the editing term
+/// (German puts the verb last: "ins rote Glas gießen, äh, ins blaue Glas"),
+/// also the repaired text that keeps them; the reading takes the better.
+pub fn sentences(
+    rules: &Normalize,
+    template_words: &BTreeSet<String>,
+    text: &str,
+    vocatives: &[Vec<String>],
+) -> Vec<Vec<Words>> {
+    let Some(repair) = find(rules, text) else {
+        return normalize::sentences(rules, text, vocatives);
+    };
+    let mut parts = normalize::sentences(rules, &repair.replaced(text), vocatives);
+    if let Some(kept) = repair.keeping_between(text, template_words, rules) {
+        let alternative = normalize::sentences(rules, &kept, vocatives);
+        if alternative.len() == parts.len() {
+            // The plain replacement last: it is the part's text as heard.
+            for (part, mut other) in parts.iter_mut().zip(alternative) {
+                other.append(part);
+                *part = other;
+            }
+        }
+    }
+    parts
+}
+
+/// A self-repair found in a text: word indices.
+#[derive(Debug)]
+struct Repair {
+    tokens: Vec<Token>,
+    /// The repair's pro-form ("the red *one*") and the word it stands for,
+    /// the repaired phrase's last ("the blue *glass*").
+    pro_form: Option<(usize, usize)>,
+    /// Where the cut starts (the repaired phrase, or a negation before it).
+    cut: usize,
+    /// The repaired phrase's first word.
+    reparandum: usize,
+    /// The editing term's first word.
+    edit: usize,
+    /// The repair's first word, and one past its last (a comma, a sentence's end).
+    repair: (usize, usize),
+}
+
+impl Repair {
+    /// The text with the repaired phrase and the editing term left out.
+    fn replaced(&self, text: &str) -> String {
+        let cut = self.tokens[self.cut].start;
+        format!("{}{}", &text[..cut], self.repair_text(text, text.len()))
+    }
+
+    /// The text from the repair's first word to byte `to`, its pro-form replaced.
+    fn repair_text(&self, text: &str, to: usize) -> String {
+        let t = &self.tokens;
+        let from = t[self.repair.0].start;
+        match self.pro_form {
+            Some((one, head)) if t[one].end <= to => format!(
+                "{}{}{}",
+                &text[from..t[one].start],
+                t[head].word,
+                &text[t[one].end..to]
+            ),
+            _ => text[from..to].to_string(),
+        }
+    }
+
+    /// The text with the repair in the repaired phrase's place and the words
+    /// after that phrase kept, when they are words of the sentences (a verb)
+    /// and the repair is as long as the phrase it repairs.
+    fn keeping_between(
+        &self,
+        text: &str,
+        template_words: &BTreeSet<String>,
+        rules: &Normalize,
+    ) -> Option<String> {
+        let (first, end) = self.repair;
+        let kept_from = self.reparandum + (end - first);
+        let between = self.tokens.get(kept_from..self.edit)?;
+        let verb_like =
+            |t: &Token| template_words.contains(&t.word) && !rules.determiners.contains(&t.word);
+        if between.is_empty() || !between.iter().all(verb_like) {
+            return None;
+        }
+        let t = &self.tokens;
+        Some(format!(
+            "{}{} {}{}",
+            &text[..t[self.cut].start],
+            self.repair_text(text, t[end - 1].end),
+            &text[between[0].start..between[between.len() - 1].end],
+            &text[t[end - 1].end..],
+        ))
+    }
+}
+
+/// The first self-repair of `text`, if any.
+fn find(rules: &Normalize, text: &str) -> Option<Repair> {
+    if rules.repairs.0.is_empty() {
+        return None;
+    }
+    let tokens = tokens(text);
+    let words: Vec<String> = tokens.iter().map(|t| t.word.clone()).collect();
+    (1..words.len())
+        .find_map(|edit| {
+            let first = after_editing_terms(rules, &words, &tokens, edit)?;
+            let end = repair_end(&tokens, first);
+            let reparandum = reparandum(rules, &words, &tokens, edit, first)?;
+            let opens_a_sentence = tokens[edit].after_sentence;
+            if opens_a_sentence && !short_phrase(rules, &words[first..end]) {
+                return None;
+            }
+            let pro_form = match pro_form(rules, &words[first..end]) {
+                // "a glass, um, the one I had last time" says which, it repairs nothing.
+                Some(1) => return None,
+                Some(at) => Some((first + at, edit - 1)),
+                None => None,
+            };
+            let negated = reparandum > 0 && rules.repair_negations.contains(&words[reparandum - 1]);
+            Some((
+                reparandum - usize::from(negated),
+                reparandum,
+                edit,
+                (first, end),
+                pro_form,
+            ))
+        })
+        .map(|(cut, reparandum, edit, repair, pro_form)| Repair {
+            tokens,
+            pro_form,
+            cut,
+            reparandum,
+            edit,
+            repair,
+        })
+}
+
+/// Where a pro-form stands in a repair ("the red one": 2), if one does.
+fn pro_form(rules: &Normalize, repair: &[String]) -> Option<usize> {
+    repair
+        .iter()
+        .position(|w| rules.repair_pro_forms.contains(w))
+}
+
+/// The first word after the editing terms starting at `at`, if any stand there.
+fn after_editing_terms(
+    rules: &Normalize,
+    words: &[String],
+    tokens: &[Token],
+    at: usize,
+) -> Option<usize> {
+    let mut next = at;
+    while let Some(term) = rules
+        .repairs
+        .0
+        .iter()
+        .find(|t| words[next..].starts_with(t))
+    {
+        next += term.len();
+        if next >= words.len() || tokens[next].after_sentence {
+            return None;
+        }
+    }
+    (next > at).then_some(next)
+}
+
+/// One past the repair's last word: the next comma or sentence end, or the text's end.
+fn repair_end(tokens: &[Token], first: usize) -> usize {
+    (first + 1..tokens.len())
+        .find(|&i| tokens[i].after_comma || tokens[i].after_sentence)
+        .unwrap_or(tokens.len())
+}
+
+/// Where the phrase being repaired starts: the nearest word before the
+/// editing term at `edit` that is the repair's first word, else (when the
+/// repair starts with a determiner) the nearest determiner with only words
+/// of a thing between; within the sentence, with no list between ("the
+/// cola and, uh, the fanta" is two things).
+fn reparandum(
+    rules: &Normalize,
+    words: &[String],
+    tokens: &[Token],
+    edit: usize,
+    first: usize,
+) -> Option<usize> {
+    let earliest = edit.saturating_sub(MAX_REPARANDUM);
+    let all: Vec<usize> = (earliest..edit)
+        .rev()
+        .take_while(|&k| {
+            !tokens[k + 1..edit].iter().any(|t| t.after_sentence)
+                && !words[k + 1..edit]
+                    .iter()
+                    .any(|w| rules.conjunctions.contains(w))
+        })
+        .collect();
+    let opener = &words[first];
+    let determiner =
+        |w: &String| rules.determiners.contains(w) || rules.possessives.contains_key(w);
+    all.iter()
+        .copied()
+        .find(|&k| &words[k] == opener)
+        .or_else(|| {
+            determiner(opener).then_some(())?;
+            all.into_iter().find(|&k| {
+                determiner(&words[k])
+                    && !words[k + 1..edit]
+                        .iter()
+                        .any(|w| rules.not_in_objects.contains(w))
+            })
+        })
+}
+
+/// Whether a repair said as a sentence of its own is only a thing's phrase.
+fn short_phrase(rules: &Normalize, words: &[String]) -> bool {
+    words.len() <= MAX_SENTENCE_REPAIR
+        && words
+            .iter()
+            .skip(1)
+            .all(|w| !rules.not_in_objects.contains(w) || rules.determiners.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Normalize {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Normalize {
+            repairs: words(&[
+                "no",
+                "sorry",
+                "i mean",
+                "uh",
+                "or rather",
+                "nee",
+                "äh",
+                "ich mein",
+            ])
+            .into(),
+            repair_negations: words(&["not", "nich"]),
+            repair_pro_forms: words(&["one"]),
+            determiners: words(&["the", "a", "das", "die"]),
+            conjunctions: words(&["and"]),
+            not_in_objects: words(&["me", "is", "and", "the", "a", "to", "for"]),
+            ..Normalize::default()
+        }
+    }
+
+    fn repaired(text: &str) -> String {
+        find(&rules(), text).map_or(text.to_string(), |r| r.replaced(text))
+    }
+
+    #[test]
+    fn the_repair_takes_the_place_of_what_it_repairs() {
+        assert_eq!(
+            repaired("Daniel, could you pass me the blue glass, no sorry, the red glass?"),
+            "Daniel, could you pass me the red glass?"
+        );
+        assert_eq!(
+            repaired("pass me the fanta i mean the blue glass"),
+            "pass me the blue glass"
+        );
+        assert_eq!(
+            repaired("pour fanta into the red glass, I mean into the blue glass"),
+            "pour fanta into the blue glass"
+        );
+        assert_eq!(repaired("hand me the, uh, the cola"), "hand me the cola");
+        assert_eq!(
+            repaired("hand me the cola, uh, or rather the fanta"),
+            "hand me the fanta"
+        );
+        // A sentence of its own that is only a thing's phrase.
+        assert_eq!(
+            repaired("Can I have the cola? No sorry, the cola zero."),
+            "Can I have the cola zero."
+        );
+        // A negation before the repaired phrase goes with it.
+        assert_eq!(
+            repaired("äh sorry nich das bier ich mein das wasser"),
+            "äh sorry das wasser"
+        );
+    }
+
+    #[test]
+    fn a_pro_form_in_the_repair_stands_for_the_repaired_thing() {
+        assert_eq!(
+            repaired("pass me the blue glass, no, the red one, please"),
+            "pass me the red glass, please"
+        );
+        // "the one ..." says which: no repair.
+        let text = "Can I have a glass, um, the one I had last time?";
+        assert_eq!(repaired(text), text);
+    }
+
+    #[test]
+    fn no_repair_where_none_was_made() {
+        for text in [
+            "could you pass me the blue glass, no rush",
+            "the cola and, uh, the fanta",
+            "No, the fanta is for Daniel.",
+            "Do you want the cola? No, the fanta is for Daniel.",
+            "sorry, the fanta is empty",
+            "pass me the cola",
+        ] {
+            assert_eq!(repaired(text), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn words_after_the_repaired_phrase_are_kept_as_an_alternative() {
+        let rules = rules();
+        let text = "kannst du mir fanta ins rote glas gießen, äh, ich mein ins blaue glas";
+        let repair = find(&rules, text).expect("a repair");
+        assert_eq!(repair.replaced(text), "kannst du mir fanta ins blaue glas");
+        let template_words: BTreeSet<String> = ["gießen".to_string()].into();
+        assert_eq!(
+            repair
+                .keeping_between(text, &template_words, &rules)
+                .as_deref(),
+            Some("kannst du mir fanta ins blaue glas gießen")
+        );
+        // A thing's own word is no verb to keep.
+        let text = "pass me the big red glass, no, the blue one";
+        let repair = find(&rules, text).expect("a repair");
+        assert_eq!(repair.keeping_between(text, &BTreeSet::new(), &rules), None);
+    }
+
+    #[test]
+    fn odd_text_does_not_panic() {
+        for text in [
+            "",
+            "no",
+            "uh uh uh",
+            "the no",
+            "no the",
+            "ich mein ich mein das",
+            "…, no, ä",
+        ] {
+            let _ = repaired(text);
+        }
+    }
+}
