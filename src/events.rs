@@ -131,6 +131,9 @@ pub struct ObjectState {
     pub held_by: Option<String>,
     /// The liquid it holds.
     pub contains: Option<String>,
+    /// What was added to that liquid ("milk" in coffee); left out when nothing was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
     /// Which robot arms reach it.
     pub reachable_by: Vec<String>,
 }

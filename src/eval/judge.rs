@@ -423,12 +423,12 @@ fn state_problem(world: &World, expected: &ExpectedState, who: &Expectation<'_>)
         return Some(format!("{} is not in the scene", expected.object));
     };
     if let Some(liquid) = &expected.contains {
-        let contains = world.object(object).contains.clone();
-        if contains.as_deref() != Some(liquid.as_str()) {
+        let o = world.object(object);
+        if !o.holds(liquid) {
             return Some(format!(
                 "{} contains {} instead of {liquid}",
                 expected.object,
-                contains.unwrap_or_else(|| "nothing".into())
+                o.contents().unwrap_or_else(|| "nothing".into())
             ));
         }
     }

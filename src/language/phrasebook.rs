@@ -22,6 +22,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("words.articles", &[]),
     ("names.object", &["name"]),
     ("names.with_contents", &["object", "liquid"]),
+    ("names.drink_with", &["drink", "added"]),
     ("names.example", &[]),
     ("names.unknown_thing", &[]),
     ("names.you", &[]),
@@ -426,6 +427,19 @@ impl Phrasebook {
     /// Each of the words as a noun.
     pub fn nouns(&self, words: &[String]) -> Vec<String> {
         words.iter().map(|w| self.noun(w)).collect()
+    }
+
+    /// A drink with what was added to it: "coffee with milk"; the drink alone
+    /// when nothing was.
+    pub fn drink(&self, liquid: &str, added: &[String]) -> String {
+        if added.is_empty() {
+            return self.noun(liquid);
+        }
+        let added = self.and_list(&self.nouns(added));
+        self.say(
+            "names.drink_with",
+            &[("drink", &self.noun(liquid)), ("added", &added)],
+        )
     }
 
     /// A container with what it holds: "the red glass with cola".

@@ -8,6 +8,7 @@ pub mod hindrance;
 pub mod kinds;
 pub mod kinematics;
 pub mod layouts;
+pub mod liquids;
 pub mod planner_bench;
 pub mod robot_reach;
 pub mod scene;
@@ -116,6 +117,7 @@ impl Twin {
                         position: [base.x, base.y, base.z],
                         held_by,
                         contains: object.contains.clone(),
+                        added: object.added.clone(),
                         reachable_by,
                     },
                 )

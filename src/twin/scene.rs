@@ -471,6 +471,7 @@ fn object_of(
         kind,
         placement,
         contains,
+        added: Vec::new(),
         properties: entry.properties.iter().map(|p| p.to_lowercase()).collect(),
         used: false,
     })

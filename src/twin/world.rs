@@ -180,6 +180,8 @@ pub struct Object {
     pub placement: Placement,
     /// The liquid it holds, if a container with something in it.
     pub contains: Option<String>,
+    /// What was added to that liquid ("milk" in coffee, `scenes/liquids.toml`).
+    pub added: Vec<String>,
     /// Words describing it ("red", "sugar-free"), for grounding and the rules brain.
     pub properties: Vec<String>,
     /// Someone has drunk from it or it has held a drink that is now gone.
@@ -187,6 +189,20 @@ pub struct Object {
 }
 
 impl Object {
+    /// What it holds in words: "coffee", "coffee with milk"; `None` when empty.
+    pub fn contents(&self) -> Option<String> {
+        let drink = self.contains.as_ref()?;
+        Some(match self.added.as_slice() {
+            [] => drink.clone(),
+            added => format!("{drink} with {}", added.join(" and ")),
+        })
+    }
+
+    /// Whether it holds `liquid`, as its drink or added to it.
+    pub fn holds(&self, liquid: &str) -> bool {
+        self.contains.as_deref() == Some(liquid) || self.added.iter().any(|a| a == liquid)
+    }
+
     /// Shape and size.
     pub fn shape(&self) -> ShapeTemplate {
         self.kind.shape
@@ -434,8 +450,22 @@ impl World {
         held.into_iter().map(|(id, _)| id).collect()
     }
 
-    /// Sets the liquid an object holds.
+    /// Sets the liquid an object holds (and nothing added to it).
     pub fn fill(&mut self, object: ObjectId, liquid: Option<String>) {
-        self.objects[object.0].contains = liquid;
+        let o = &mut self.objects[object.0];
+        o.contains = liquid;
+        o.added.clear();
+    }
+
+    /// Adds `liquid` to the drink an object holds ("milk" to coffee); the
+    /// same drink again only tops it up.
+    pub fn add(&mut self, object: ObjectId, liquid: &str) {
+        let o = &mut self.objects[object.0];
+        match &o.contains {
+            None => o.contains = Some(liquid.to_string()),
+            Some(drink) if drink == liquid => {}
+            Some(_) if o.added.iter().any(|a| a == liquid) => {}
+            Some(_) => o.added.push(liquid.to_string()),
+        }
     }
 }

@@ -62,7 +62,7 @@ pub fn layout(twin: &Twin) -> Value {
                 "yaw_deg": round(world.object_yaw(id).to_degrees()),
                 "shape": shape,
                 "held_by": held_by,
-                "contains": o.contains,
+                "contains": o.contents(),
                 "graspable": o.graspable(),
             })
         })

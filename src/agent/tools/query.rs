@@ -32,7 +32,7 @@ pub fn get_objects(world: &World) -> ToolOutcome {
     for id in world.object_ids() {
         let object = world.object(id);
         let mut notes = Vec::new();
-        if let Some(liquid) = &object.contains {
+        if let Some(liquid) = object.contents() {
             notes.push(format!("contains {liquid}"));
         } else if object.kind.container && object.kind.drinking_vessel {
             notes.push("empty".to_string());
@@ -54,6 +54,7 @@ pub fn get_objects(world: &World) -> ToolOutcome {
             "name": object.name,
             "kind": object.kind.name,
             "contains": object.contains,
+            "added": object.added,
             "held_by": holder,
             "properties": object.properties,
         }));

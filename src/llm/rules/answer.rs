@@ -112,7 +112,7 @@ impl RulesBrain {
                 Some(liquid) => self.speech.say(
                     "answer.have_contents",
                     &[
-                        ("liquid", &self.speech.noun(liquid)),
+                        ("liquid", &self.speech.drink(liquid, &l.added)),
                         ("object", &self.speech.object(&l.name)),
                     ],
                 ),
@@ -355,10 +355,14 @@ impl RulesBrain {
         let text = match listed.iter().find(|l| l.name == object) {
             Some(Listed {
                 contains: Some(liquid),
+                added,
                 ..
             }) => self.speech.say(
                 "answer.contains",
-                &[("object", &thing), ("liquid", &self.speech.noun(liquid))],
+                &[
+                    ("object", &thing),
+                    ("liquid", &self.speech.drink(liquid, added)),
+                ],
             ),
             Some(Listed { empty: true, .. }) => {
                 self.speech.say("answer.empty", &[("object", &thing)])

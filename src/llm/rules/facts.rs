@@ -94,6 +94,8 @@ pub struct Listed {
     pub name: String,
     /// Its liquid.
     pub contains: Option<String>,
+    /// What was added to that liquid ("coffee with milk": milk).
+    pub added: Vec<String>,
     /// An empty drinking vessel.
     pub empty: bool,
     /// Who holds it.
@@ -126,8 +128,17 @@ pub fn listing(text: &str) -> Vec<Listed> {
                 .map(str::to_string)
         };
         if !name.is_empty() {
+            let contents = note("contains ");
+            let (contains, added) = match contents.as_deref().and_then(|c| c.split_once(" with ")) {
+                Some((drink, added)) => (
+                    Some(drink.to_string()),
+                    added.split(" and ").map(str::to_string).collect(),
+                ),
+                None => (contents, Vec::new()),
+            };
             out.push(Listed {
-                contains: note("contains "),
+                contains,
+                added,
                 empty: notes.split(", ").any(|n| n == "empty"),
                 held_by: note("held by "),
                 name,
@@ -385,6 +396,10 @@ mod tests {
         assert!(l[1].empty && l[1].held_by.as_deref() == Some("Felix"));
         assert_eq!(l[2].name, "box");
         assert_eq!(l[3].held_by.as_deref(), Some("Daniel"));
+        let l =
+            listing("Objects: large_cup (contains coffee with milk and cream), small_cup (empty).");
+        assert_eq!(l[0].contains.as_deref(), Some("coffee"));
+        assert_eq!(l[0].added, ["milk", "cream"]);
     }
 
     /// The reach check's reasons, said in the robot's language, never with an id.

@@ -151,7 +151,10 @@ impl RulesBrain {
         let changed = |listed: &facts::Listed| {
             scene.object_named(&listed.name).is_some_and(|o| {
                 let holder = scene.holder(o).map(|p| scene.person(p).name.as_str());
-                scene.object(o).contains != listed.contains || holder != listed.held_by.as_deref()
+                let o = scene.object(o);
+                o.contains != listed.contains
+                    || o.added != listed.added
+                    || holder != listed.held_by.as_deref()
             })
         };
         if !listing.iter().any(changed) {
@@ -163,6 +166,9 @@ impl RulesBrain {
                 continue;
             };
             world.fill(object, listed.contains);
+            for liquid in &listed.added {
+                world.add(object, liquid);
+            }
             if let Some(person) = listed
                 .held_by
                 .as_deref()

@@ -881,8 +881,15 @@ pub fn preconditions(
             let Some(liquid) = &s.contains else {
                 return Err(format!("{} is empty.", s.name));
             };
-            // The same drink again tops the glass up ("a bit more"); another would mix.
-            if let Some(held) = t.contains.as_ref().filter(|held| *held != liquid) {
+            // The same drink again tops the glass up ("a bit more"), milk may go
+            // into coffee (`scenes/liquids.toml`); another drink would mix.
+            let additions = crate::twin::liquids::Additions::shipped();
+            let added = |held: &String| {
+                t.holds(liquid)
+                    || additions.may_add(liquid, held)
+                    || additions.may_add(held, liquid)
+            };
+            if let Some(held) = t.contains.as_ref().filter(|held| !added(held)) {
                 return Err(format!(
                     "{} already holds {held}; use an empty glass.",
                     t.name

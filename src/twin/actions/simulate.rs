@@ -880,8 +880,23 @@ pub(super) fn centre_base(world: &World, object: ObjectId, centre: &Affine3A) ->
 /// The world effect of pouring: the target gets the source's liquid and counts as used;
 /// a drinking vessel poured out is empty afterwards, a bottle holds more than one glass.
 pub fn apply_pour(world: &mut World, source: ObjectId, target: ObjectId) {
-    let liquid = world.object(source).contains.clone();
-    world.fill(target, liquid);
+    let additions = crate::twin::liquids::Additions::shipped();
+    match (
+        world.object(source).contains.clone(),
+        world.object(target).contains.clone(),
+    ) {
+        // Coffee onto milk ("milk in first"): the coffee is the drink, the milk added.
+        (Some(liquid), Some(drink))
+            if additions.may_add(&drink, &liquid) && !additions.may_add(&liquid, &drink) =>
+        {
+            world.fill(target, Some(liquid));
+            world.add(target, &drink);
+        }
+        (Some(liquid), Some(_)) => world.add(target, &liquid),
+        (liquid, None) => world.fill(target, liquid),
+        // Nothing poured leaves what is there.
+        (None, Some(_)) => {}
+    }
     world.object_mut(target).used = true;
     if world.object(source).kind.drinking_vessel {
         world.fill(source, None);

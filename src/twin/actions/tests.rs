@@ -1117,3 +1117,32 @@ fn every_bottle_pours_into_every_glass_of_the_softdrinks_table() {
         }
     }
 }
+
+#[test]
+fn milk_goes_into_coffee_either_way_round_and_two_drinks_do_not_mix() {
+    let mut t = Twin::load("coffee").expect("shipped scene loads");
+    let (large, small) = (obj(&t, "large_cup"), obj(&t, "small_cup"));
+    let pour = |t: &mut Twin, source: &str, target| {
+        let source = obj(t, source);
+        execute(t, ActionRequest::Pour { source, target })
+    };
+    t.world.fill(large, Some("coffee".into()));
+    let r = pour(&mut t, "milk_bottle", large);
+    assert!(r.ok, "{}", r.text);
+    let cup = t.world.object(large);
+    assert_eq!(cup.contents().as_deref(), Some("coffee with milk"));
+    assert!(cup.holds("milk") && cup.holds("coffee"));
+    // Milk first: the coffee poured onto it is the drink.
+    t.world.fill(small, Some("milk".into()));
+    let r = pour(&mut t, "coffee_pot", small);
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(
+        t.world.object(small).contents().as_deref(),
+        Some("coffee with milk")
+    );
+    // Oat milk onto milk is no addition the liquids file knows.
+    t.world.fill(small, Some("milk".into()));
+    let r = pour(&mut t, "oat_milk_bottle", small);
+    assert!(!r.ok);
+    assert_eq!(r.text, "small_cup already holds milk; use an empty glass.");
+}

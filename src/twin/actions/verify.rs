@@ -63,13 +63,13 @@ pub fn check(world: &World, request: &ActionRequest, liquid: Option<&str>) -> Re
         }
         ActionRequest::Pour { source, target } => {
             let t = world.object(target);
-            match (liquid, t.contains.as_deref()) {
-                (Some(l), Some(c)) if l == c => Ok(()),
-                (l, c) => Err(format!(
+            match liquid {
+                Some(l) if t.holds(l) => Ok(()),
+                l => Err(format!(
                     "Pouring did not work out: {} should hold {} but holds {}.",
                     t.name,
                     l.unwrap_or("a drink"),
-                    c.unwrap_or("nothing")
+                    t.contents().unwrap_or_else(|| "nothing".into())
                 )),
             }
             .and_then(|()| match world.object(source).placement {
