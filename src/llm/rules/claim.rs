@@ -45,6 +45,7 @@ impl RulesBrain {
             turn,
             done: s.dialogue.done.clone(),
             done_before: s.dialogue.done_before.clone(),
+            done_last: s.dialogue.done_last.clone(),
         };
         let situation = self.situation(&completed, &self.world);
         self.next(&situation)

@@ -34,6 +34,8 @@ pub struct Dialogue {
     pub done: Vec<Done>,
     /// Calls made for earlier turns.
     pub done_before: Vec<Done>,
+    /// Calls made for the turn just before this one.
+    pub done_last: Vec<Done>,
 }
 
 impl Dialogue {
@@ -52,11 +54,13 @@ impl Dialogue {
             })
             .collect();
         let ((at, turn), earlier) = turns.split_last()?;
+        let last_at = earlier.last().map_or(*at, |(i, _)| *i);
         Some(Self {
             earlier: earlier.iter().map(|(_, t)| t.clone()).collect(),
             turn: turn.clone(),
             done: done_in(messages, *at, messages.len()),
             done_before: done_in(messages, 0, *at),
+            done_last: done_in(messages, last_at, *at),
         })
     }
 

@@ -437,6 +437,14 @@ impl RulesBrain {
         if let Some(glass) = handed.filter(|g| pool.iter().any(|o| &o.name == g)) {
             return Some((glass.clone(), !held_by_recipient(&glass)));
         }
+        // The cup poured into at the same person's turn just before ("milk in
+        // first, into the small cup" — "and now the coffee"), where it stands.
+        let free_or_theirs = |name: &str| {
+            entry(name).is_some_and(|o| o.held_by.is_none() || held_by_recipient(name))
+        };
+        if let Some(cup) = self.poured_just_before(s).filter(|c| free_or_theirs(c)) {
+            return Some((cup, false));
+        }
         // A fresh glass: one made for this drink (the wine glass for wine),
         // else one not made for another drink.
         let drink = self
@@ -453,6 +461,22 @@ impl RulesBrain {
                 )
             })
             .map(|o| (o.name.clone(), true))
+    }
+
+    /// The container poured into at the turn before, when the same person said it.
+    fn poured_just_before(&self, s: &Situation<'_>) -> Option<String> {
+        let before = s.dialogue.earlier.last()?;
+        if before.speaker != s.dialogue.turn.speaker {
+            return None;
+        }
+        s.dialogue
+            .done_last
+            .iter()
+            .rev()
+            .find(|d| d.name == "pour_into" && d.result.starts_with("You "))
+            .and_then(|d| d.args["target_container_name"].as_str())
+            .filter(|cup| self.is_vessel(cup))
+            .map(str::to_string)
     }
 
     pub(super) fn is_vessel(&self, name: &str) -> bool {
