@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time machine setup for attentive on Debian: system packages, the
 # offline speech model and the robot's Piper voice. Idempotent; safe to run before every build.
-#   - speech (ci-speech-setup.sh): cmake, ALSA headers, espeak-ng, sox, PulseAudio, the whisper model
+#   - speech (ci-speech-setup.sh): cmake, ALSA headers, espeak-ng, sox, PulseAudio, the whisper models (tiny.en; base for noisy speech and German)
 #   - the live page's browser tests: chromium and its WebDriver (chromedriver)
 #   - the unit checks: systemd-analyze (package systemd)
 #   - the page's 3D view: three.js from Debian (libjs-three, served by the daemon from
