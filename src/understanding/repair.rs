@@ -165,10 +165,12 @@ fn find(rules: &Normalize, text: &str) -> Option<Repair> {
     let words: Vec<String> = tokens.iter().map(|t| t.word.clone()).collect();
     (1..words.len())
         .find_map(|edit| {
-            let first = after_editing_terms(rules, &words, &tokens, edit)?;
+            let first = after_editing_terms(rules, &words, edit)?;
             let end = repair_end(&tokens, first);
             let reparandum = reparandum(rules, &words, &tokens, edit, first)?;
-            let opens_a_sentence = tokens[edit].after_sentence;
+            // "No sorry, the cola zero." or "No, sorry. The small cup.": a
+            // sentence of its own must be only a thing's phrase.
+            let opens_a_sentence = tokens[edit].after_sentence || tokens[first].after_sentence;
             if opens_a_sentence && !short_phrase(rules, &words[first..end]) {
                 return None;
             }
@@ -205,12 +207,7 @@ fn pro_form(rules: &Normalize, repair: &[String]) -> Option<usize> {
 }
 
 /// The first word after the editing terms starting at `at`, if any stand there.
-fn after_editing_terms(
-    rules: &Normalize,
-    words: &[String],
-    tokens: &[Token],
-    at: usize,
-) -> Option<usize> {
+fn after_editing_terms(rules: &Normalize, words: &[String], at: usize) -> Option<usize> {
     let mut next = at;
     while let Some(term) = rules
         .repairs
@@ -219,7 +216,7 @@ fn after_editing_terms(
         .find(|t| words[next..].starts_with(t))
     {
         next += term.len();
-        if next >= words.len() || tokens[next].after_sentence {
+        if next >= words.len() {
             return None;
         }
     }
@@ -336,6 +333,10 @@ mod tests {
             repaired("Can I have the cola? No sorry, the cola zero."),
             "Can I have the cola zero."
         );
+        assert_eq!(
+            repaired("Could you pour some coffee into the large cup? No, sorry. The small cup."),
+            "Could you pour some coffee into The small cup."
+        );
         // A negation before the repaired phrase goes with it.
         assert_eq!(
             repaired("äh sorry nich das bier ich mein das wasser"),
@@ -360,6 +361,7 @@ mod tests {
             "could you pass me the blue glass, no rush",
             "the cola and, uh, the fanta",
             "No, the fanta is for Daniel.",
+            "Is the cola cold? No, sorry. The fanta is for Daniel.",
             "Do you want the cola? No, the fanta is for Daniel.",
             "sorry, the fanta is empty",
             "pass me the cola",
