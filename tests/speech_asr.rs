@@ -169,8 +169,6 @@ fn noisy_speech_is_heard_with_the_noisy_model_and_clean_speech_with_the_quick_on
     assert!(heard.noisy_model, "{heard:?}");
     assert!(heard.accepted_text().is_some(), "{heard:?}");
     eprintln!("noisy: {heard:?}");
-    let again = r.transcribe(&noisy, &names()).expect("noisy again");
-    eprintln!("noisy again: {:?}", again.elapsed);
     let heard = r.transcribe(&clean, &names()).expect("clean");
     assert!(!heard.noisy_model, "{heard:?}");
 }
