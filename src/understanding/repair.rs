@@ -177,8 +177,9 @@ fn find(rules: &Normalize, text: &str) -> Option<Repair> {
             let pro_form = match pro_form(rules, &words[first..end]) {
                 // "a glass, um, the one I had last time" says which, it repairs nothing.
                 Some(1) => return None,
+                // "one cola, no, one fanta": a count, not a pro-form.
+                Some(0) | None => None,
                 Some(at) => Some((first + at, edit - 1)),
-                None => None,
             };
             let negated = reparandum > 0 && rules.repair_negations.contains(&words[reparandum - 1]);
             Some((
@@ -350,6 +351,8 @@ mod tests {
             repaired("pass me the blue glass, no, the red one, please"),
             "pass me the red glass, please"
         );
+        // A count is no pro-form.
+        assert_eq!(repaired("one cola, no, one fanta"), "one fanta");
         // "the one ..." says which: no repair.
         let text = "Can I have a glass, um, the one I had last time?";
         assert_eq!(repaired(text), text);
