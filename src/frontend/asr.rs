@@ -112,6 +112,15 @@ impl Model {
         if same_file(&path, main) {
             return None;
         }
+        if !path.is_file() {
+            tracing::info!(
+                "no model for noisy speech at {} (build it with scripts/build-whisper-model.sh \
+                 models/ggml-base.bin); noisy speech is heard with {}",
+                path.display(),
+                main.display()
+            );
+            return None;
+        }
         match Self::load(&path, &settings.language) {
             Ok(model) => Some(model),
             Err(e) => {
