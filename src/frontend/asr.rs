@@ -570,6 +570,10 @@ fn nearly_repeats(later: &str, earlier: &str) -> bool {
     alike(&earlier) || alike(tail)
 }
 
+/// Most words of a phrase whisper loops over ("and put the wine glass in
+/// front of me and put the wine glass in front of me").
+const MAX_LOOPED_WORDS: usize = 14;
+
 /// Removes a phrase whisper repeats within a sentence ("and hand it over and hand
 /// it over and hand it over ..."): a run of three or more words said twice in a
 /// row, or of one or two words said three times, is kept once. People repeat
@@ -586,7 +590,7 @@ pub fn collapse_phrase_loops(text: &str) -> String {
     let mut kept: Vec<usize> = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
-        let repeated = (1..=8).find_map(|n| {
+        let repeated = (1..=MAX_LOOPED_WORDS).find_map(|n| {
             let times = if n >= 3 { 2 } else { 3 };
             let run = |k: usize| keys.get(i + k * n..i + (k + 1) * n);
             let first = run(0)?;
@@ -752,6 +756,14 @@ mod tests {
         assert_eq!(
             c("Then handed over to me, then handed over to me, then handed over to me, then"),
             "Then handed over to me,"
+        );
+        assert_eq!(
+            c("And put the wine glass in front of you and put the wine glass in front of you."),
+            "And put the wine glass in front of you"
+        );
+        assert_eq!(
+            c("And the spark when water to go with it, and the spark when water to go with it, and the spark when"),
+            "And the spark when water to go with it,"
         );
         assert_eq!(c("the red glass"), "the red glass");
         assert_eq!(c(""), "");

@@ -166,7 +166,7 @@ impl Understanding {
             // The prompt lists the table's things with commas, and whisper
             // copies them: "why don't skeletons drink, wine" makes a clause of
             // "wine", read as a request. The first hearing's breaks stand.
-            if clause_breaks(text) > clause_breaks(turn.text) {
+            if clause_breaks(text, &vocabulary) > clause_breaks(turn.text, &vocabulary) {
                 tracing::debug!(first = turn.text, second = %text, "second hearing breaks the words into more clauses");
                 continue;
             }
@@ -301,29 +301,56 @@ fn heard_alike(first: &str, second: &str, vocabulary: &[TableWord]) -> bool {
     let first_words = &first;
     let spans: Vec<String> = (0..first.len())
         .flat_map(|at| (1..=MAX_SPAN).filter_map(move |len| first_words.get(at..at + len)))
-        .map(|span| {
-            span.iter()
-                .map(|t| t.word.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(joined)
         .collect();
-    tokens(second)
+    let sounds_like_the_first = |words: &str| {
+        spans
+            .iter()
+            .any(|span| similarity(span, words) >= SECOND_HEARING_SIMILARITY)
+    };
+    // A name of several words is heard as one ("commos" for "cow milk").
+    table_word_runs(&tokens(second), vocabulary)
         .iter()
-        .filter(|t| of_the_table(&t.word, vocabulary))
-        .filter(|t| !first.iter().any(|f| f.word == t.word))
-        .all(|t| {
-            spans
+        .all(|run| {
+            let new: Vec<&Token> = run
                 .iter()
-                .any(|span| similarity(span, &t.word) >= SECOND_HEARING_SIMILARITY)
+                .filter(|t| !first.iter().any(|f| f.word == t.word))
+                .collect();
+            new.iter().all(|t| sounds_like_the_first(&t.word))
+                || (!new.is_empty() && sounds_like_the_first(&joined(run)))
         })
 }
 
-/// Marks that end a clause or sentence in a transcript.
-fn clause_breaks(text: &str) -> usize {
-    text.trim_end_matches(|c: char| ",.;:!?".contains(c) || c.is_whitespace())
-        .chars()
-        .filter(|c| ",.;:!?".contains(*c))
+/// The runs of consecutive words of the table in `tokens` ("oat milk").
+fn table_word_runs<'t>(tokens: &'t [Token], vocabulary: &[TableWord]) -> Vec<&'t [Token]> {
+    tokens
+        .split(|t| !of_the_table(&t.word, vocabulary))
+        .filter(|run| !run.is_empty())
+        .collect()
+}
+
+/// The words of `tokens` with a space between.
+fn joined(tokens: &[Token]) -> String {
+    tokens
+        .iter()
+        .map(|t| t.word.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Marks that set a clause of nothing but the table's words apart, as the
+/// prompt's list does: "drink, wine, they have ..." makes "wine" a clause of
+/// its own, while a comma before "please" or before a clause that says more
+/// is a speaker's pause.
+fn clause_breaks(text: &str, vocabulary: &[TableWord]) -> usize {
+    let is_break = |c: char| ",.;:!?".contains(c);
+    text.trim_end_matches(|c: char| is_break(c) || c.is_whitespace())
+        .split(is_break)
+        .skip(1)
+        .filter(|clause| {
+            let words = tokens(clause);
+            !words.is_empty() && words.iter().all(|t| of_the_table(&t.word, vocabulary))
+        })
         .count()
 }
 
@@ -1280,6 +1307,47 @@ mod tests {
             "Why don't skeleton string, wine?",
         );
         assert_eq!(c.text, "Why don't Skeleton's Dream Wine?");
+    }
+
+    #[test]
+    fn a_comma_before_a_closing_word_is_no_new_clause() {
+        // The second hearing writes the comma a speaker's pause before
+        // "please" or "though" puts there; no table word stands alone after it.
+        for (scene, heard, second) in [
+            (
+                "coffee",
+                "And pass me the old note please.",
+                "And pass me the oat milk, please.",
+            ),
+            (
+                "coffee",
+                "We do not only have commos though.",
+                "We only have cow milk, though.",
+            ),
+        ] {
+            let c = correct_among(scene, heard, second);
+            assert_eq!(c.text, second, "{heard:?}");
+        }
+    }
+
+    #[test]
+    fn a_second_hearing_that_names_what_the_first_misheard_after_a_comma_is_taken() {
+        let c = correct_among(
+            "coffee",
+            "Oh, and pass me the open up tube for later.",
+            "O, and pass me the oat milk tube for later.",
+        );
+        assert!(c.text.contains("oat milk"), "{c:?}");
+    }
+
+    #[test]
+    fn a_second_hearing_of_a_question_replaces_a_statement_heard_instead() {
+        let c = correct_among(
+            "softdrinks",
+            "And Felix reached the blue glass.",
+            "Can Felix reach the blue glass?",
+        );
+        assert_eq!(c.text, "Can Felix reach the blue glass?");
     }
 
     #[test]
