@@ -336,9 +336,13 @@ impl<'a, 'w> Filler<'a, 'w> {
                 rest = head;
             }
         }
+        // A word of the sentences that is also a kind of the table's ("can")
+        // names the thing where it ends the mention ("the can next to Oskar").
+        let names_a_kind =
+            |at: usize, w: &String| at + 1 == rest.len() && self.lexicon.as_written(w).is_some();
         if rest.is_empty()
-            || rest.iter().any(|w| {
-                rules.not_in_objects.contains(w)
+            || rest.iter().enumerate().any(|(at, w)| {
+                (rules.not_in_objects.contains(w) && !names_a_kind(at, w))
                     || rules.determiners.contains(w)
                     || rules.possessives.contains_key(w)
                     || rules.pronouns.contains_key(w)
@@ -694,13 +698,26 @@ impl<'a, 'w> Filler<'a, 'w> {
         if word.chars().count() < 3 {
             return None;
         }
-        match grounding::person(self.lexicon.world, word) {
-            Grounding::Resolved(id) => Some(PersonMention {
-                said,
-                name: Some(self.lexicon.world.person(id).name.clone()),
-            }),
-            _ => None,
-        }
+        let id = match grounding::person(self.lexicon.world, word) {
+            Grounding::Resolved(id) => id,
+            _ => self.person_spelt_otherwise(word)?,
+        };
+        Some(PersonMention {
+            said,
+            name: Some(self.lexicon.world.person(id).name.clone()),
+        })
+    }
+
+    /// The one person whose name sounds exactly as `word` but is spelt
+    /// otherwise ("oscar" for Oskar, "lena" for Léna): a recogniser and
+    /// people typing fast both spell names as they hear them.
+    fn person_spelt_otherwise(&self, word: &str) -> Option<crate::twin::PersonId> {
+        let world = self.lexicon.world;
+        let mut same = world
+            .person_ids()
+            .filter(|&id| crate::phonetic::similarity(word, &world.person(id).name) >= 1.0);
+        let id = same.next()?;
+        same.next().is_none().then_some(id)
     }
 
     /// A list of things over `words[from..to]`, split at "and", "or" and commas.

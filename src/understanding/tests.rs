@@ -1587,3 +1587,29 @@ fn you_have_got_the_one_is_a_claim_about_the_thing_at_the_listeners_place() {
     let r = read(&stage(), "I've got the big cup");
     assert_ne!(r.act, Act::StateWhich, "{}", summary(&r));
 }
+
+#[test]
+fn a_kind_that_is_a_word_of_the_sentences_too_and_a_name_spelt_as_heard() {
+    // Cans at the table: "can" ends a mention as the thing, and stays a verb elsewhere.
+    let scene = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sets/newtables_heldout2/scenes/gamenight.toml"
+    );
+    check(
+        scene,
+        &[
+            (
+                "Kwame>the_robot: what's in the can next to oscar",
+                "ask_contents object=ginger_beer_can",
+            ),
+            (
+                "Kwame>Ines: can you pass me the ginger beer",
+                "give object=ginger_beer_can recipient=Kwame",
+            ),
+            (
+                "Kwame>Ines: Oscar can you hand me the pretzels",
+                "give object=pretzel_dish recipient=Kwame",
+            ),
+        ],
+    );
+}
