@@ -387,6 +387,10 @@ impl Understanding {
                     |(person, target)| filler.of_kind_at(person.name.as_deref()?, target),
                 );
             }
+            // Nothing is poured into itself: "the teapot's got tea in it" is no pour.
+            if pours_into_itself(&slots) {
+                continue;
+            }
             // A reading about something the table lacks ranks below one about what is there.
             let lacking = [&slots.object, &slots.source, &slots.target]
                 .into_iter()
@@ -748,6 +752,13 @@ fn with_memory(
         doubt: None,
         skipped: 0,
     }
+}
+
+/// Whether the one thing a reading pours from is the one thing it pours into.
+fn pours_into_itself(slots: &Slots) -> bool {
+    let source = slots.source.as_ref().and_then(ObjectMention::resolved);
+    let target = slots.target.as_ref().and_then(ObjectMention::resolved);
+    source.is_some() && source == target
 }
 
 /// Whether a reading means `name` by "it" / "that one".

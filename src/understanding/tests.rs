@@ -1613,3 +1613,21 @@ fn a_kind_that_is_a_word_of_the_sentences_too_and_a_name_spelt_as_heard() {
         ],
     );
 }
+
+#[test]
+fn nothing_is_poured_into_itself() {
+    let scene = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sets/newtables_heldout2/scenes/sushi.toml"
+    );
+    let world = scene::load(scene).expect("scene");
+    let reading = stage().read(
+        &world,
+        &Utterance {
+            speaker: "Ayaka",
+            listener: "Lotte",
+            text: "The teapot's got green tea in it, and the sake's in the flask.",
+        },
+    );
+    assert_ne!(reading.act, Act::Pour, "{}", summary(&reading));
+}
