@@ -95,10 +95,17 @@ impl MemoryPhrases {
         {
             Some(phrase) => words_after(said, phrase)?,
             None => {
+                // As said, too: the normalised text has lost "so" and "instead".
+                let plain = super::normalize::plain_words(said).join(" ");
+                let ends = |text: &str, p: &str| {
+                    let before = text.strip_suffix(p)?.strip_suffix(' ')?;
+                    // "Do you remember that?" asks; it tells nothing to keep.
+                    (!before.ends_with(" you")).then_some(())
+                };
                 let phrase = self
                     .remember_after
                     .iter()
-                    .filter(|p| heard.ends_with(&format!(" {p}")))
+                    .filter(|p| ends(heard, p).or_else(|| ends(&plain, p)).is_some())
                     .max_by_key(|p| p.len())?;
                 words_before(said, phrase)?
             }

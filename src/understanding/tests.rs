@@ -1631,3 +1631,44 @@ fn nothing_is_poured_into_itself() {
     );
     assert_ne!(reading.act, Act::Pour, "{}", summary(&reading));
 }
+
+#[test]
+fn remember_that_after_the_fact_keeps_what_was_said_before_it() {
+    let world = scene::load("coffee").expect("scene");
+    let read = |text: &str| {
+        stage().read(
+            &world,
+            &Utterance {
+                speaker: "Felix",
+                listener: "the_robot",
+                text,
+            },
+        )
+    };
+    for (text, fact) in [
+        (
+            "I always have water, in the green cup. Remember that.",
+            "I always have water, in the green cup",
+        ),
+        (
+            "It's orange juice for me from now on, so remember that instead.",
+            "It's orange juice for me from now on",
+        ),
+        (
+            "I don't like juice. I only drink water. Remember, okay?",
+            "I don't like juice. I only drink water",
+        ),
+    ] {
+        let r = read(text);
+        assert_eq!(r.act, Act::Remember, "{text}: {}", summary(&r));
+        assert_eq!(r.slots.fact.as_deref(), Some(fact), "{text}");
+    }
+    // Asked, not told.
+    for text in [
+        "Do you remember that?",
+        "What did I have last time, do you remember?",
+    ] {
+        let r = read(text);
+        assert_ne!(r.act, Act::Remember, "{text}: {}", summary(&r));
+    }
+}

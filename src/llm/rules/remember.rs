@@ -267,8 +267,22 @@ impl RulesBrain {
         None
     }
 
-    /// What a fact says about drinks on this table.
+    /// What a fact says about drinks on this table, sentence by sentence:
+    /// "I've gone off tea. It's orange juice for me now" avoids the tea and
+    /// wants the juice.
     fn preference(&self, fact: &str) -> Preference {
+        let mut merged = Preference::default();
+        for sentence in fact.split(['.', ';', '!', '?', '—']) {
+            let p = self.preference_of_sentence(sentence);
+            merged.wanted.extend(p.wanted);
+            merged.avoided.extend(p.avoided);
+            merged.filter = merged.filter.or(p.filter);
+        }
+        merged
+    }
+
+    /// What one sentence of a fact says about drinks on this table.
+    fn preference_of_sentence(&self, fact: &str) -> Preference {
         let grammar = self.understanding.grammar();
         // In the scene's words, as the sentences read them ("zuckerfreie" -> "sugar free").
         let words: Vec<String> = fact
