@@ -37,6 +37,13 @@ pub struct MemoryPhrases {
     /// fact that starts with them, is about the speaker.
     #[serde(default)]
     pub me: Vec<String>,
+    /// Openings of a request before a `remember` phrase ("could you", "please").
+    #[serde(default)]
+    pub remember_leads: Vec<String>,
+    /// Phrases that say a thing asked for is wanted as the person has it
+    /// ("the way I like it"): a request's mark, never a request alone.
+    #[serde(default)]
+    pub as_usual: Vec<String>,
     /// Phrases that end a turn and keep what was said before them ("..., merk dir das").
     #[serde(default)]
     pub remember_after: Vec<String>,
@@ -87,10 +94,18 @@ impl MemoryPhrases {
                 return Some(MemoryAsk::Ask { about });
             }
         }
-        let fact = match self
-            .remember
+        // "Could you keep in mind that ...": a request's opening before the phrase.
+        let opened = self
+            .remember_leads
             .iter()
-            .filter(|p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
+            .filter_map(|lead| heard.strip_prefix(lead.as_str())?.strip_prefix(' '))
+            .chain(std::iter::once(heard));
+        let fact = match opened
+            .flat_map(|heard| {
+                self.remember
+                    .iter()
+                    .filter(move |p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
+            })
             .max_by_key(|p| p.len())
         {
             Some(phrase) => words_after(said, phrase)?,
@@ -122,11 +137,25 @@ impl MemoryPhrases {
     pub fn reference(&self, heard: &str) -> Option<&'static str> {
         if self.last_time.iter().any(|p| contains(heard, p)) {
             Some("last_time")
-        } else if self.usual.iter().any(|p| contains(heard, p)) {
+        } else if self
+            .usual
+            .iter()
+            .chain(&self.as_usual)
+            .any(|p| contains(heard, p))
+        {
             Some("usual")
         } else {
             None
         }
+    }
+
+    /// Whether the turn's reference to memory asks for something by itself
+    /// ("my usual, please"), not only says how ("the way I like it").
+    pub fn asks_by_itself(&self, heard: &str) -> bool {
+        self.last_time
+            .iter()
+            .chain(&self.usual)
+            .any(|p| contains(heard, p))
     }
 }
 

@@ -725,10 +725,12 @@ fn with_memory(
                 // "My usual" is a request of its own, not a follow-up of the last one,
                 // nor lost in the greeting or the thanks around it ("Morning! Can I
                 // have my usual?", "The usual for me too, thanks.").
-                if matches!(
-                    reading.act,
-                    Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
-                ) {
+                if phrases.asks_by_itself(&heard)
+                    && matches!(
+                        reading.act,
+                        Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
+                    )
+                {
                     reading.act = Act::Give;
                     reading.slots = Slots::default();
                     reading.slots.recipient = Some(PersonMention {

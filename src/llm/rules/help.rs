@@ -88,6 +88,10 @@ impl RulesBrain {
             {
                 Act::Pour
             }
+            // "My usual", where the usual is a drink in a cup of its own: poured into it.
+            Act::Give if self.holds_a_drink(&listed, &object) && self.usual_cup(s).is_some() => {
+                Act::Pour
+            }
             act => act,
         };
         // Between people a hand-over or a move asks nothing of the robot when the
@@ -412,6 +416,10 @@ impl RulesBrain {
             // ("and hand it over" asks for that).
             return Some(((*one).clone(), false));
         }
+        if let Some(cup) = self.usual_cup(s) {
+            let fresh = !held_by_recipient(&cup);
+            return Some((cup, fresh));
+        }
         if let Some(cup) = self.cup_last_time(s).filter(|c| self.is_vessel(c)) {
             let fresh = !held_by_recipient(&cup);
             return Some((cup, fresh));
@@ -477,6 +485,14 @@ impl RulesBrain {
             .and_then(|d| d.args["target_container_name"].as_str())
             .filter(|cup| self.is_vessel(cup))
             .map(str::to_string)
+    }
+
+    /// Whether `name` holds a drink to pour (a bottle, a pot), not a cup to drink from.
+    fn holds_a_drink(&self, listed: &[Listed], name: &str) -> bool {
+        !self.is_vessel(name)
+            && listed
+                .iter()
+                .any(|o| o.name == name && o.contains.is_some())
     }
 
     pub(super) fn is_vessel(&self, name: &str) -> bool {

@@ -306,16 +306,22 @@ impl RulesBrain {
                     .find(|(_, phrase)| joined.contains(&format!(" {} ", phrase.join(" "))))
             })
             .map(|(value, _)| value.clone());
+        // Longest names first; a word named as part of one ("ginger beer") names
+        // nothing else ("beer"), and several things may be named ("ginger beer,
+        // in the blue glass").
         let mut objects = Vec::new();
-        'outer: for n in (1..=3).rev() {
-            for gram in words.windows(n) {
-                if let Grounding::Resolved(id) = grounding::object(&self.world, &gram.join(" ")) {
+        let mut named = vec![false; words.len()];
+        for n in (1..=3).rev() {
+            for at in 0..words.len().saturating_sub(n - 1) {
+                if named[at..at + n].iter().any(|&w| w) {
+                    continue;
+                }
+                let gram = words[at..at + n].join(" ");
+                if let Some(id) = self.drink_or_thing(&gram) {
+                    named[at..at + n].fill(true);
                     let name = self.world.object(id).name.clone();
                     if !objects.contains(&name) {
                         objects.push(name);
-                    }
-                    if n > 1 {
-                        break 'outer;
                     }
                 }
             }
@@ -332,6 +338,22 @@ impl RulesBrain {
                 filter,
                 ..Preference::default()
             }
+        }
+    }
+
+    /// The one thing `words` name; of several, the one that holds a drink
+    /// ("juice": the carton, not the juice glass).
+    fn drink_or_thing(&self, words: &str) -> Option<crate::twin::ObjectId> {
+        match grounding::object(&self.world, words) {
+            Grounding::Resolved(id) => Some(id),
+            Grounding::Ambiguous(ids) => {
+                let mut holding = ids
+                    .into_iter()
+                    .filter(|&id| self.world.object(id).contains.is_some());
+                let one = holding.next()?;
+                holding.next().is_none().then_some(one)
+            }
+            _ => None,
         }
     }
 
@@ -376,6 +398,21 @@ impl RulesBrain {
             .lines()
             .filter(|l| l.starts_with("- episode"))
             .find_map(poured_into)
+    }
+
+    /// The cup the person's newest fact that names one keeps their drink in
+    /// ("ginger beer in the clear glass"), when the turn asks for their usual.
+    pub(super) fn usual_cup(&self, s: &Situation<'_>) -> Option<String> {
+        if s.reading.slots.memory.as_deref() != Some("usual") {
+            return None;
+        }
+        let recalled = s.dialogue.find("recall")?;
+        confirmed_facts(&recalled.result).iter().find_map(|fact| {
+            self.preference(fact)
+                .wanted
+                .into_iter()
+                .find(|w| self.is_vessel(w))
+        })
     }
 
     /// The cup for a drink asked for by what it holds ("a coffee", not "the
