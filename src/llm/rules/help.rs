@@ -142,6 +142,15 @@ impl RulesBrain {
                     .say("help.who_would_like", &[("object", &thing)]),
             );
         };
+        // "In front of you", said to the robot: nothing is handed to the robot itself.
+        if recipient == self.world.robot.name {
+            let thing = self.speech.object(&object);
+            return self.ask(
+                s,
+                self.speech
+                    .say("help.who_would_like", &[("object", &thing)]),
+            );
+        }
         // Both of the recipient's hands are full: nothing can be handed over, so the
         // thing is set down within their reach instead.
         let holding = |o: &&Listed| o.held_by.as_deref() == Some(recipient.as_str());
