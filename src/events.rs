@@ -37,6 +37,10 @@ pub enum Event {
         /// Words of a spoken turn put right toward the table before reading.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         corrected: Vec<crate::understanding::hearing::Correction>,
+        /// The listener, where a second hearing taken names another than the
+        /// turn's ("Hello, robot." heard the second time for "Hello, girl boy.").
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        listener: Option<String>,
         /// Local first (`--brain hybrid`): which brain took the turn, `local` or `llm`.
         #[serde(skip_serializing_if = "Option::is_none", default)]
         path: Option<String>,

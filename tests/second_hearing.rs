@@ -43,10 +43,28 @@ impl Transcriber for TwoHearings {
 /// The turns heard in one spoken utterance, with `sure` judging the words, and
 /// how often the second hearing was asked for.
 fn heard(sure: bool, settings: AudioSettings, second_confidence: f32) -> (Vec<Turn>, usize) {
+    heard_as(
+        (
+            "Put the moke in front of me, please.",
+            "Put the milk in front of me, please.",
+        ),
+        sure,
+        settings,
+        second_confidence,
+    )
+}
+
+/// As [`heard`], the recogniser hearing `first` and then `second`.
+fn heard_as(
+    (first, second): (&'static str, &'static str),
+    sure: bool,
+    settings: AudioSettings,
+    second_confidence: f32,
+) -> (Vec<Turn>, usize) {
     let asked = Rc::new(Cell::new(0));
     let transcriber = TwoHearings {
-        first: "Put the moke in front of me, please.",
-        second: "Put the milk in front of me, please.",
+        first,
+        second,
         second_confidence,
         second_asked: asked.clone(),
     };
@@ -122,4 +140,93 @@ fn a_second_hearing_less_certain_than_the_first_is_dropped() {
     let (turns, asked) = heard(false, AudioSettings::default(), 0.6);
     assert!(asked >= 1);
     assert!(turns[0].alternatives.is_empty(), "{turns:?}");
+}
+
+#[test]
+fn each_second_hearing_names_its_own_listener() {
+    // Heard in noise: the robot's name only the second time; and a question
+    // whose "and Felix" made a vocative of the first hearing.
+    for ((first, second), first_listener, second_listener) in [
+        (("Hello, girl boy.", "Hello, robot."), None, "the_robot"),
+        (
+            (
+                "And Felix reached the blue glass.",
+                "Can Felix reach the blue glass?",
+            ),
+            Some("Felix"),
+            // No vocative: the speaker's gaze (Daniel, by elimination, faces Felix).
+            "Felix",
+        ),
+    ] {
+        let (turns, _) = heard_as((first, second), false, AudioSettings::default(), 0.9);
+        assert_eq!(turns.len(), 1, "{turns:?}");
+        if let Some(listener) = first_listener {
+            assert_eq!(turns[0].listener, listener, "{turns:?}");
+        }
+        assert_eq!(turns[0].alternatives, [second]);
+        assert_eq!(
+            turns[0].alternative_listeners,
+            [second_listener],
+            "{turns:?}"
+        );
+        let json = serde_json::to_value(&turns[0]).expect("json");
+        assert_eq!(json["alternative_listeners"][0], second_listener);
+    }
+}
+
+/// What the rules brain made of a spoken turn heard twice: the `understood`
+/// event's listener and what the robot said.
+fn taken(turn: &attentive::agent::Turn) -> (Option<String>, Vec<String>) {
+    use attentive::agent::{Agent, Character};
+    use attentive::events::Event;
+    let mut twin = attentive::twin::Twin::load("coffee").expect("scene");
+    let english = attentive::language::Language::english().expect("English");
+    let mut agent = Agent::new(
+        Box::new(attentive::llm::rules::RulesBrain::new(
+            &twin.world,
+            &english,
+        )),
+        Character::load("full", "the_robot").expect("character"),
+        &attentive::agent::tools::ToolTexts::load_default().expect("tool texts"),
+        "the_robot",
+        attentive::config::AgentSettings::default(),
+        attentive::config::GuardSettings::default(),
+    )
+    .with_shipped_understanding();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut events = Vec::new();
+    runtime.block_on(agent.handle_turn(turn, &mut twin, &mut events));
+    let listener = events.iter().find_map(|e| match e {
+        Event::Understood { listener, .. } => Some(listener.clone()),
+        _ => None,
+    });
+    let said = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Speech { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    (listener.flatten(), said)
+}
+
+#[test]
+fn the_hearing_taken_brings_its_listener_to_the_brain() {
+    let spoken = |alternative_listener: &str| attentive::agent::Turn {
+        speaker: "Felix".into(),
+        listener: "All".into(),
+        text: "Hello, girl boy.".into(),
+        speaker_by: Some("direction".into()),
+        alternatives: vec!["Hello, robot.".into()],
+        alternative_listeners: vec![alternative_listener.into()],
+    };
+    let (listener, said) = taken(&spoken("the_robot"));
+    assert_eq!(listener.as_deref(), Some("the_robot"));
+    assert_eq!(said.len(), 1, "the robot greets back: {said:?}");
+    // A second hearing naming nobody else leaves the listener as it was.
+    let (listener, _) = taken(&spoken("All"));
+    assert_eq!(listener, None);
 }

@@ -19,6 +19,10 @@ pub struct Turn {
     /// which the understanding stage may take instead where it reads them better.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// The listener each of `alternatives` names, in the same order (empty:
+    /// the turn's listener stands for every alternative).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternative_listeners: Vec<String>,
 }
 
 /// Why a line is not a turn; the message is the one-line hint for the user.
@@ -67,6 +71,7 @@ impl Turn {
             text: text.to_string(),
             speaker_by: None,
             alternatives: Vec::new(),
+            alternative_listeners: Vec::new(),
         })
     }
 }

@@ -250,6 +250,7 @@ async fn post_turn(
             text: text.trim().to_string(),
             speaker_by: None,
             alternatives: Vec::new(),
+            alternative_listeners: Vec::new(),
         },
         _ => {
             return Err(ApiError::bad(
@@ -307,6 +308,7 @@ pub fn ground_turn(world: &World, turn: Turn) -> Result<Turn, ApiError> {
         text: turn.text,
         speaker_by: None,
         alternatives: Vec::new(),
+        alternative_listeners: Vec::new(),
     })
 }
 

@@ -220,6 +220,7 @@ impl Microphone {
                             text: heard.text.clone(),
                             speaker_by: Some(heard.speaker_by.as_str().to_string()),
                             alternatives: heard.alternatives.clone(),
+                            alternative_listeners: heard.alternative_listeners.clone(),
                         };
                         if let Err(why) = intake.submit(turn) {
                             tracing::info!("heard turn not taken: {why}");

@@ -252,6 +252,7 @@ pub fn isolated_grid() -> Result<Vec<Episode>, EvalError> {
                 text,
                 speaker_by: None,
                 alternatives: Vec::new(),
+                alternative_listeners: Vec::new(),
             };
             let helps = case.case != Case::Unobtrusive;
             episodes.push(Episode {
@@ -581,7 +582,7 @@ impl Runner<'_> {
                     wall_us,
                 },
                 tape_problem,
-                heard: t.heard.clone(),
+                heard: t.heard.clone().map(|h| heard_as_taken(h, &t.turn, &events)),
                 path: path_of(&events),
             });
         }
@@ -621,9 +622,24 @@ fn spoken_turns(t: &EpisodeTurn) -> Option<Vec<Turn>> {
                 text: part.text.clone(),
                 speaker_by: Some("spoken".to_string()),
                 alternatives: part.alternatives.clone(),
+                alternative_listeners: part.alternative_listeners.clone(),
             })
             .collect(),
     )
+}
+
+/// What was heard, with the listener of the hearing the agent took: a
+/// second hearing may name another than the first ("Hello, robot.").
+fn heard_as_taken(mut heard: HeardTurn, script: &Turn, events: &[Event]) -> HeardTurn {
+    let taken = events.iter().find_map(|e| match e {
+        Event::Understood { listener, .. } => Some(listener.clone()),
+        _ => None,
+    });
+    if let Some(Some(listener)) = taken {
+        heard.score.listener_right = listener.eq_ignore_ascii_case(&script.listener);
+        heard.listener = listener;
+    }
+    heard
 }
 
 /// The path the (last) turn of these events took, when local first.

@@ -675,7 +675,14 @@ impl<T: Transcriber> FrontEnd<T> {
         let text = self.restored_vocative(&second.text).unwrap_or(second.text);
         if text != turn.text {
             tracing::debug!(first = %turn.text, second = %text, "heard a second time with the table's things");
+            let (listener, _) = resolve_listener(
+                &text,
+                &turn.speaker,
+                &self.participants,
+                self.settings.listener_cone_deg,
+            );
             turn.alternatives.push(text);
+            turn.alternative_listeners.push(listener);
         }
         Ok(Some(turn))
     }

@@ -31,6 +31,11 @@ pub struct Turn {
     /// with the table's things in the prompt), for the understanding stage to choose.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// The listener each of `alternatives` names (its own vocative, else the
+    /// gaze), in the same order: a name heard right only the second time
+    /// ("Hello, robot." for "Hello, girl boy.") decides when that text is taken.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternative_listeners: Vec<String>,
     /// How long the recogniser took for it, ms.
     pub recognition_ms: f64,
     /// The turn ended at a short pause because its words were complete
@@ -54,6 +59,7 @@ impl Turn {
             confidence: 0.0,
             heard: None,
             alternatives: Vec::new(),
+            alternative_listeners: Vec::new(),
             recognition_ms: 0.0,
             early: false,
         }

@@ -74,6 +74,8 @@ pub struct Corrected {
     pub text: String,
     /// What was replaced.
     pub corrections: Vec<Correction>,
+    /// Which of the alternatives was taken (`None`: the first hearing).
+    pub alternative: Option<usize>,
 }
 
 /// A word of the text with its place.
@@ -162,7 +164,7 @@ impl Understanding {
         let vocabulary = table_words(world);
         let (mut best, mut quality) =
             self.corrected_and_read(world, earlier, turn, &vocabulary, Only::Any);
-        for text in alternatives {
+        for (at, text) in alternatives.iter().enumerate() {
             // The prompt lists the table's things with commas, and whisper
             // copies them: "why don't skeletons drink, wine" makes a clause of
             // "wine", read as a request. The first hearing's breaks stand.
@@ -186,11 +188,16 @@ impl Understanding {
                 &vocabulary,
                 Only::VerbsAndNearThings,
             );
-            if q.1 && q > quality {
+            // Read as well, but naming someone where the first named nobody:
+            // the listener is what the second hearing got right.
+            let names_someone =
+                q.1 && q == quality && names_someone_instead(turn.text, text, &vocabulary);
+            if q.1 && (q > quality || names_someone) {
                 let (heard, read_as) = differing_words(turn.text, text);
                 corrected
                     .corrections
                     .insert(0, Correction { heard, read_as });
+                corrected.alternative = Some(at);
                 (best, quality) = (corrected, q);
             }
         }
@@ -261,6 +268,7 @@ impl Understanding {
                     read_as: c.target.clone(),
                 })
                 .collect(),
+            alternative: None,
         };
         (corrected, best)
     }
@@ -341,7 +349,8 @@ fn joined(tokens: &[Token]) -> String {
 /// Marks that set a clause of nothing but the table's words apart, as the
 /// prompt's list does: "drink, wine, they have ..." makes "wine" a clause of
 /// its own, while a comma before "please" or before a clause that says more
-/// is a speaker's pause.
+/// is a speaker's pause, and a name after a comma is someone addressed
+/// ("Hello, robot.").
 fn clause_breaks(text: &str, vocabulary: &[TableWord]) -> usize {
     let is_break = |c: char| ",.;:!?".contains(c);
     text.trim_end_matches(|c: char| is_break(c) || c.is_whitespace())
@@ -349,9 +358,32 @@ fn clause_breaks(text: &str, vocabulary: &[TableWord]) -> usize {
         .skip(1)
         .filter(|clause| {
             let words = tokens(clause);
-            !words.is_empty() && words.iter().all(|t| of_the_table(&t.word, vocabulary))
+            !words.is_empty()
+                && words.iter().all(|t| of_the_table(&t.word, vocabulary))
+                && !words.iter().all(|t| a_name(&t.word, vocabulary))
         })
         .count()
+}
+
+/// Whether `word` is (a word of) the name of someone at the table.
+fn a_name(word: &str, vocabulary: &[TableWord]) -> bool {
+    vocabulary
+        .iter()
+        .any(|w| w.role == WordRole::Name && w.word == word)
+}
+
+/// Whether the words where `second` differs from `first` are someone's name
+/// at the table where `first` has no name ("Hello, robot." for "Hello, girl boy.").
+fn names_someone_instead(first: &str, second: &str, vocabulary: &[TableWord]) -> bool {
+    let (heard, read_as) = differing_words(first, second);
+    let names = |text: &str| -> Vec<bool> {
+        tokens(text)
+            .iter()
+            .map(|t| a_name(&t.word, vocabulary))
+            .collect()
+    };
+    let (heard, read_as) = (names(&heard), names(&read_as));
+    !heard.is_empty() && !heard.contains(&true) && !read_as.is_empty() && !read_as.contains(&false)
 }
 
 /// The words where two hearings differ, common words at both ends left out.
@@ -1297,6 +1329,7 @@ mod tests {
         assert_eq!(c.text, "Put the milk in front of me, please.");
         assert_eq!(c.corrections[0].heard, "moke");
         assert_eq!(c.corrections[0].read_as, "milk");
+        assert_eq!(c.alternative, Some(0));
     }
 
     #[test]
@@ -1307,6 +1340,17 @@ mod tests {
             "Why don't skeleton string, wine?",
         );
         assert_eq!(c.text, "Why don't Skeleton's Dream Wine?");
+        assert_eq!(c.alternative, None);
+    }
+
+    #[test]
+    fn a_second_hearing_that_names_someone_where_the_first_named_nobody_is_taken() {
+        let c = correct_among("coffee", "Hello, girl boy.", "Hello, robot.");
+        assert_eq!(c.text, "Hello, robot.");
+        assert_eq!(c.alternative, Some(0));
+        // Never a name for words that named someone else.
+        let c = correct_among("coffee", "Hello, Daniel.", "Hello, robot.");
+        assert_eq!(c.alternative, None, "{c:?}");
     }
 
     #[test]

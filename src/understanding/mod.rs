@@ -740,6 +740,14 @@ fn with_memory(
                 }
                 if reading.act.is_request() {
                     reading.slots.memory = Some(refers.to_string());
+                    // The part left unread was the memory phrase, read here
+                    // ("in the same cup as before"): no doubt is left of it.
+                    if matches!(&reading.doubt, Some(Doubt::UnreadPart { part })
+                        if phrases.reference(part).is_some())
+                    {
+                        reading.doubt = None;
+                        reading.doubt = doubt_of(&reading, None);
+                    }
                 }
             }
             return reading;

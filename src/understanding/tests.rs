@@ -980,6 +980,13 @@ fn why_a_reading_is_not_sure() {
         doubt("softdrinks", "ok, could you hand me the red glass"),
         None
     );
+    // The part of the turn that says which, from memory, is read as that.
+    for text in [
+        "Morning. Can I get another coffee? In the same cup as before, if you don't mind.",
+        "Morning! Can I get my usual?",
+    ] {
+        assert_eq!(doubt("coffee", text), None, "{text}");
+    }
     assert!(matches!(
         doubt("softdrinks", "could you hand me the bubbly"),
         Some(Doubt::Lacking { .. })
@@ -1671,4 +1678,108 @@ fn remember_that_after_the_fact_keeps_what_was_said_before_it() {
         let r = read(text);
         assert_ne!(r.act, Act::Remember, "{text}: {}", summary(&r));
     }
+}
+
+#[test]
+fn german_kinds_of_talk_of_the_long_tail() {
+    let stage = german();
+    // "sag mal" before a question; "hätte ich gern" with the verb first.
+    check_with(
+        &stage,
+        "softdrinks",
+        &[
+            (
+                "Daniel>the_robot: sag ma ham wir eigentlich noch cola zero",
+                "ask_have object=cola_zero_bottle",
+            ),
+            (
+                "Daniel>the_robot: Sag mal, gibt es noch Fanta?",
+                "ask_have object=fanta_bottle",
+            ),
+            (
+                "Felix>the_robot: Sagen Sie mal, haben wir noch Cola?",
+                "ask_have object=cola_bottle",
+            ),
+        ],
+    );
+    check_with(
+        &stage,
+        "dinner",
+        &[
+            (
+                "Daniel>the_robot: Dann hätte ich gern das Wasser, bitte ins große Glas.",
+                "pour source=soda_bottle target=large_glass recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: Hätte ich gerne den Rotwein in mein Weinglas.",
+                "pour source=wine_bottle target=wine_glass recipient=Felix",
+            ),
+            (
+                "Daniel>the_robot: möchte ich gern das wasser ins große glas",
+                "pour source=soda_bottle target=large_glass recipient=Daniel",
+            ),
+            // A claim that goes on into another sentence without a mark.
+            (
+                "Felix>Daniel: schade wein ham wir keinen mehr sonst würd ich jetzt mit dir anstoßen",
+                "state_absent object=wine_bottle",
+            ),
+            (
+                "Daniel>Felix: Bier hab ich keins mehr, sonst würde ich dir eins geben",
+                "state_absent object=beer_bottle",
+            ),
+        ],
+    );
+    // Which one, and which not: "X, not Y" asks for X.
+    check_with(
+        &stage,
+        "coffee",
+        &[
+            (
+                "Felix>Daniel: Lies das nachher. Gib mir doch bitte mal die Milch rüber, die richtige, nicht die Hafer.",
+                "give object=milk_bottle recipient=Felix",
+            ),
+            (
+                "Felix>Daniel: Kannst du mir die Milch geben, nicht die Hafermilch?",
+                "give object=milk_bottle recipient=Felix",
+            ),
+            (
+                "Daniel>Felix: reich mir ma die hafermilch nich die normale",
+                "give object=oat_milk_bottle recipient=Daniel",
+            ),
+        ],
+    );
+    // Said to be thrown away because it is empty: a claim of how full it is.
+    check_with(
+        &stage,
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: und die zero kannste eh wegschmeißen die is leer",
+                "state_contents object=cola_zero_bottle fill=empty",
+            ),
+            (
+                "Daniel>Felix: Die Fanta kannst du wegräumen, die ist leer.",
+                "state_contents object=fanta_bottle fill=empty",
+            ),
+        ],
+    );
+    // Not put on the table: a claim that it is not there.
+    check_with(
+        &stage,
+        "coffee",
+        &[
+            (
+                "Felix>Daniel: Und normale Milch hat sie heute eh nicht hingestellt.",
+                "state_absent object=milk_bottle",
+            ),
+            (
+                "Daniel>Felix: Milch hab ich heute nicht auf den Tisch gestellt.",
+                "state_absent object=milk_bottle",
+            ),
+            (
+                "Felix>Daniel: wir haben heute keine milch hingestellt",
+                "state_absent object=milk_bottle",
+            ),
+        ],
+    );
 }

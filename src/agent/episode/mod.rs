@@ -87,6 +87,15 @@ pub struct TurnReport {
     pub llm_calls: u32,
 }
 
+/// What the hearing of a spoken turn changed before it was read.
+#[derive(Default, Clone, Copy)]
+struct Heard<'a> {
+    /// Words put right toward the table.
+    corrections: &'a [Correction],
+    /// The listener, where the hearing taken named another than the first.
+    listener: Option<&'a str>,
+}
+
 /// The character agent with its dialogue history.
 pub struct Agent {
     backend: Arc<dyn ChatBackend>,
@@ -331,9 +340,17 @@ impl Agent {
         if corrected.corrections.is_empty() {
             return None;
         }
+        // The hearing taken names its own listener ("Hello, robot." heard
+        // the second time for "Hello, girl boy.").
+        let listener = corrected
+            .alternative
+            .and_then(|at| turn.alternative_listeners.get(at))
+            .unwrap_or(&turn.listener);
         let turn = Turn {
             text: corrected.text,
+            listener: listener.clone(),
             alternatives: Vec::new(),
+            alternative_listeners: Vec::new(),
             ..turn.clone()
         };
         Some((turn, corrected.corrections))
@@ -403,11 +420,15 @@ impl Agent {
     ) -> TurnReport {
         let turn_start = self.history.len();
         let corrected = self.corrected(turn, twin);
-        let (turn, corrections) = match &corrected {
-            Some((turn, corrections)) => (turn, corrections.as_slice()),
-            None => (turn, &[][..]),
+        let heard = match &corrected {
+            Some((taken, corrections)) => Heard {
+                corrections,
+                listener: (taken.listener != turn.listener).then_some(taken.listener.as_str()),
+            },
+            None => Heard::default(),
         };
-        let mut state = self.open_turn(turn, corrections, twin, events);
+        let turn = corrected.as_ref().map_or(turn, |(taken, _)| taken);
+        let mut state = self.open_turn(turn, heard, twin, events);
         let path = state.route.as_ref().map(|r| r.path);
         self.last_path = path.or(self.last_path);
         let backend = match (&self.local, path) {
@@ -465,7 +486,7 @@ impl Agent {
     fn open_turn(
         &mut self,
         turn: &Turn,
-        corrections: &[Correction],
+        heard: Heard<'_>,
         twin: &mut Twin,
         events: &mut (dyn EventSink + Send),
     ) -> TurnState {
@@ -497,7 +518,8 @@ impl Agent {
                 slots: serde_json::to_value(&reading.slots).unwrap_or_default(),
                 matched: reading.matched.clone(),
                 heard: reading.heard.clone(),
-                corrected: corrections.to_vec(),
+                corrected: heard.corrections.to_vec(),
+                listener: heard.listener.map(str::to_string),
                 path: route.as_ref().map(|r| r.path.as_str().to_string()),
                 why: route.as_ref().map(|r| r.why.clone()),
             });

@@ -56,6 +56,9 @@ pub struct HeardPart {
     /// Other texts heard in the same audio (see [`crate::frontend::Turn::alternatives`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// The listener each alternative names, in the same order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternative_listeners: Vec<String>,
 }
 
 /// Every turn of `episodes` spoken and heard, on `jobs` threads; `done` is told
@@ -270,18 +273,27 @@ impl Hearing<'_> {
             listener::vocative(&script.text, &script.speaker, participants).is_some();
         // A named listener must be heard; otherwise the script's listener stands
         // for what head poses tell at a real table (audio carries no gaze).
-        let listener_of =
-            |t: &crate::frontend::Turn| match listener::vocative(&t.text, &speaker, participants) {
-                Some(p) => p.name.clone(),
-                None if scripted_vocative => t.listener.clone(),
-                None => script.listener.clone(),
-            };
+        let listener_of = |text: &str, heard_listener: &str| match listener::vocative(
+            text,
+            &speaker,
+            participants,
+        ) {
+            Some(p) => p.name.clone(),
+            None if scripted_vocative => heard_listener.to_string(),
+            None => script.listener.clone(),
+        };
         let parts: Vec<HeardPart> = turns
             .iter()
             .map(|t| HeardPart {
                 text: t.text.clone(),
-                listener: listener_of(t),
+                listener: listener_of(&t.text, &t.listener),
                 alternatives: t.alternatives.clone(),
+                alternative_listeners: t
+                    .alternatives
+                    .iter()
+                    .zip(&t.alternative_listeners)
+                    .map(|(text, heard)| listener_of(text, heard))
+                    .collect(),
             })
             .collect();
         let listener = parts
