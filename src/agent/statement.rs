@@ -25,6 +25,7 @@ pub fn verdict(
         Act::StateContents => contents(world, speech, reading)?,
         Act::StateCount => count(speech, reading)?,
         Act::StateWhich => which(speech, reading)?,
+        Act::StateAbility => ability(world, speech, reading)?,
         _ => return None,
     };
     let (speaker, claim) = (("speaker", speaker), ("claim", claim.as_str()));
@@ -208,6 +209,40 @@ fn which(speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     );
     let fact = (!claimed.contains(&described)).then(|| speech.say("note.is_another", &[]));
     Some((claim, fact))
+}
+
+/// "Daniel cannot reach fanta_bottle": wrong when the twin says he can (and
+/// the other ways round); only of one thing and someone at the table.
+fn ability(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
+    let slots = &reading.slots;
+    let person = world.person_named(slots.person.as_ref()?.name.as_deref()?)?;
+    let object = match slots.object.as_ref()?.candidates.as_slice() {
+        [one] => world.object_named(one)?,
+        _ => return None,
+    };
+    let see = slots.ability.as_deref() == Some("see");
+    let can = if see {
+        crate::twin::hindrance::sees(world, person, object).visible
+    } else {
+        crate::twin::hindrance::reaches(world, person, object).reachable
+    };
+    let key = |can: bool| match (see, can) {
+        (true, true) => "note.claim_sees",
+        (true, false) => "note.claim_cannot_see",
+        (false, true) => "note.claim_reaches",
+        (false, false) => "note.claim_cannot_reach",
+    };
+    let said = |can: bool| {
+        speech.say(
+            key(can),
+            &[
+                ("person", &world.person(person).name),
+                ("object", &world.object(object).name),
+            ],
+        )
+    };
+    let claimed = !slots.negated;
+    Some((said(claimed), (can != claimed).then(|| said(can))))
 }
 
 /// The mention's objects on the table, with what each holds.

@@ -88,10 +88,14 @@ impl MemoryPhrases {
         if self.forget_that.iter().any(|p| contains(heard, p)) {
             return Some(MemoryAsk::Forget { everything: false });
         }
-        for template in &self.ask {
-            if let Some(who) = match_person(template, heard) {
-                let about = self.person_named(world, speaker, &who)?;
-                return Some(MemoryAsk::Ask { about });
+        // The whole turn, else one of its sentences ("What did Matteo have
+        // last time, do you remember?").
+        for text in std::iter::once(heard).chain(parts.iter().copied()) {
+            for template in &self.ask {
+                if let Some(who) = match_person(template, text) {
+                    let about = self.person_named(world, speaker, &who)?;
+                    return Some(MemoryAsk::Ask { about });
+                }
             }
         }
         // "Could you keep in mind that ...": a request's opening before the phrase.

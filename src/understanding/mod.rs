@@ -91,6 +91,11 @@ impl Understanding {
             if let Some(named) = reading.referent() {
                 before.referent = Some(named.to_string());
             }
+            // A question no template reads is still asked ("..., is there
+            // still some in the bottle by you?").
+            let asks = reading.act.is_question()
+                || (reading.act == Act::Unknown && u.text.trim_end().ends_with('?'));
+            before.question = asks.then(|| (u.speaker.to_string(), u.listener.to_string()));
             if reading.act.is_request() {
                 before.request = Some(reading);
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
@@ -309,6 +314,13 @@ impl Understanding {
         let reading = with_memory(&grammar.memory, world, turn, reading);
         match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
+            // A thing alone in reply to a question names what the question asked about.
+            Act::Give
+                if before.answers_the_question(turn)
+                    && grammar.begins_with_a_slot(&reading.matched) =>
+            {
+                answering(reading.heard)
+            }
             // A thing alone after a request ("and the blue one for Sam") follows it up,
             // unless the one asked answers with it.
             Act::Give
@@ -488,11 +500,21 @@ struct Before {
     request: Option<Reading>,
     /// Who asked the last request, and whom.
     asked: Option<(String, String)>,
+    /// Who asked a question in the turn just before, and whom.
+    question: Option<(String, String)>,
 }
 
 impl Before {
     /// The last request, unless `turn` is its listener answering its sender: "tea
     /// would be lovely" to the one who offered to pour accepts, and asks nothing more.
+    /// Whether `turn` is the one just asked a question answering its asker
+    /// ("Are there still sprinkles?" — "Loads. The rainbow ones.").
+    fn answers_the_question(&self, turn: &Utterance<'_>) -> bool {
+        self.question
+            .as_ref()
+            .is_some_and(|(asker, asked)| asked == turn.speaker && asker == turn.listener)
+    }
+
     fn request_followed_by(&self, turn: &Utterance<'_>) -> Option<&Reading> {
         let replies = self
             .asked
@@ -732,6 +754,10 @@ fn with_memory(
                     )
                 {
                     reading.act = Act::Give;
+                    // The phrase is what was read: "could you sort me out
+                    // with my usual" leaves nothing in doubt that would not
+                    // be in doubt of "my usual, please".
+                    reading.doubt = None;
                     reading.slots = Slots::default();
                     reading.slots.recipient = Some(PersonMention {
                         said: String::new(),
@@ -868,6 +894,7 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
             ("liquid", SlotValue::Value(v)) => slots.liquid = Some(v),
             ("count", SlotValue::Value(v)) => slots.count = Some(v),
             ("only", SlotValue::Value(_)) => slots.only = true,
+            ("negated", SlotValue::Value(_)) => slots.negated = true,
             _ => {}
         }
     }
@@ -901,6 +928,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "fill",
     "count",
     "only",
+    "negated",
 ];
 
 #[cfg(test)]

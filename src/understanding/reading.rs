@@ -38,6 +38,9 @@ pub enum Act {
     StateCount,
     /// A claim about which one a thing is ("the glass in front of you is the red one").
     StateWhich,
+    /// A claim about who can reach or see a thing ("Daniel can't reach the
+    /// fanta from there"): `person`, `object`, `ability`, `negated`.
+    StateAbility,
     /// Whose it is, in reply to the robot's question ("it is for me", "Felix").
     Claim,
     /// Thanks.
@@ -87,6 +90,7 @@ impl Act {
             Act::StateContents => "state_contents",
             Act::StateCount => "state_count",
             Act::StateWhich => "state_which",
+            Act::StateAbility => "state_ability",
             Act::Claim => "claim",
             Act::Thanks => "thanks",
             Act::Greeting => "greeting",
@@ -113,6 +117,7 @@ impl Act {
                 | Act::StateContents
                 | Act::StateCount
                 | Act::StateWhich
+                | Act::StateAbility
         )
     }
 
@@ -235,6 +240,9 @@ pub struct Slots {
     /// "only": a statement claims to be complete.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub only: bool,
+    /// "not": a claim says someone cannot (`state_ability`).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub negated: bool,
     /// A fact to remember, as said; or what to forget (`that`, `everything`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fact: Option<String>,

@@ -58,6 +58,9 @@ pub(super) fn summary(r: &Reading) -> String {
     if s.only {
         out.push("only".into());
     }
+    if s.negated {
+        out.push("negated".into());
+    }
     out.join(" ")
 }
 
@@ -984,6 +987,7 @@ fn why_a_reading_is_not_sure() {
     for text in [
         "Morning. Can I get another coffee? In the same cup as before, if you don't mind.",
         "Morning! Can I get my usual?",
+        "Could you sort me out with my usual?",
     ] {
         assert_eq!(doubt("coffee", text), None, "{text}");
     }
@@ -1782,4 +1786,109 @@ fn german_kinds_of_talk_of_the_long_tail() {
             ),
         ],
     );
+}
+
+#[test]
+fn claims_about_who_can_reach_or_see_a_thing() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>All: Daniel can't reach the fanta from there.",
+                "state_ability object=fanta_bottle person=Daniel ability=reach negated",
+            ),
+            (
+                "Daniel>All: Felix can reach the cola zero from his seat.",
+                "state_ability object=cola_zero_bottle person=Felix ability=reach",
+            ),
+            (
+                "Daniel>All: Felix can't see the cola zero, it's behind the box.",
+                "state_ability object=cola_zero_bottle person=Felix ability=see negated",
+            ),
+            (
+                "Daniel>All: I think Felix can get to the cola zero.",
+                "state_ability object=cola_zero_bottle person=Felix ability=reach",
+            ),
+            // Reaching as handing stays a request.
+            (
+                "Daniel>Felix: Reach me the cola, would you?",
+                "give object=cola_bottle recipient=Daniel",
+            ),
+        ],
+    );
+    check_with(
+        &german(),
+        "coffee",
+        &[
+            (
+                "Felix>All: Daniel kommt an die Hafermilch eh nicht ran.",
+                "state_ability object=oat_milk_bottle person=Daniel ability=reach negated",
+            ),
+            (
+                "Daniel>All: Felix kann die Kaffeekanne nicht erreichen.",
+                "state_ability object=coffee_pot person=Felix ability=reach negated",
+            ),
+            (
+                "Felix>All: daniel kann die hafermilch erreichen",
+                "state_ability object=oat_milk_bottle person=Daniel ability=reach",
+            ),
+            // Not reaching it oneself asks for it.
+            (
+                "Felix>Daniel: Ich komme an die Hafermilch nicht ran.",
+                "give object=oat_milk_bottle recipient=Felix",
+            ),
+            (
+                "Daniel>All: Felix sieht die Milch von da nicht.",
+                "state_ability object=milk_bottle person=Felix ability=see negated",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn memory_questions_and_replies_as_people_phrase_them() {
+    check(
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: What's Daniel's favourite cup, do you remember?",
+                "ask_memory person=Daniel",
+            ),
+            (
+                "Felix>the_robot: What's Daniel drinking these days?",
+                "ask_memory person=Daniel",
+            ),
+            (
+                "Felix>the_robot: Which cup does Daniel like to use?",
+                "ask_memory person=Daniel",
+            ),
+            (
+                "Felix>the_robot: Which one's Daniel's favourite cup again?",
+                "ask_memory person=Daniel",
+            ),
+            // Confirming that everything is to be forgotten.
+            ("Daniel>the_robot: Yes, I'm sure. All of it.", "confirm"),
+            ("Daniel>the_robot: Yes. Everything.", "confirm"),
+        ],
+    );
+}
+
+#[test]
+fn a_thing_named_in_reply_to_a_question_is_an_answer_not_a_request() {
+    let asked = [(
+        "Felix",
+        "Daniel",
+        "Daniel, is there still some cola zero in the bottle by you?",
+    )];
+    for reply in ["Loads. The cola zero ones.", "Yeah, the cola zero."] {
+        let r = in_dialogue("softdrinks", &asked, ("Daniel", "Felix", reply));
+        assert!(!r.act.is_request(), "{reply}: {}", summary(&r));
+    }
+    // Said by someone else, or without a question before, it asks for it.
+    let r = in_dialogue(
+        "softdrinks",
+        &asked,
+        ("Felix", "Daniel", "The cola zero, please."),
+    );
+    assert_eq!(r.act, Act::Give, "{}", summary(&r));
 }

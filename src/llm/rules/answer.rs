@@ -182,11 +182,7 @@ impl RulesBrain {
             (Some(_), false) => "answer.where_hidden_in_reach",
             (Some(_), true) => "answer.where_hidden_out_of_reach",
         };
-        let occluder = h
-            .cannot_see
-            .as_deref()
-            .map(|o| self.speech.object(o))
-            .unwrap_or_default();
+        let occluder = self.occluder(&h);
         let text = self.speech.say(
             key,
             &[
@@ -325,11 +321,7 @@ impl RulesBrain {
             (false, _, false) => "answer.person_reaches",
             (false, _, true) => "answer.person_cannot_reach",
         };
-        let occluder = h
-            .cannot_see
-            .as_deref()
-            .map(|o| self.speech.object(o))
-            .unwrap_or_default();
+        let occluder = self.occluder(&h);
         let text = self.speech.say(
             key,
             &[
@@ -694,7 +686,16 @@ impl RulesBrain {
     }
 
     /// "Yes, that is right." when asked; silence between people.
-    fn agree(&self, s: &Situation<'_>) -> Calls {
+    /// The natural name of what hides the thing, or nothing.
+    pub(super) fn occluder(&self, h: &Hindrance) -> String {
+        h.cannot_see
+            .as_deref()
+            .map(|o| self.speech.object(o))
+            .unwrap_or_default()
+    }
+
+    /// "Yes, that is right." to a true claim said to the robot; nothing otherwise.
+    pub(super) fn agree(&self, s: &Situation<'_>) -> Calls {
         if s.robot_addressed {
             self.say(s, self.speech.say("answer.right", &[]))
         } else {

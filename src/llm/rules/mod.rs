@@ -12,6 +12,7 @@
 //! answered. Addressed and not understood, it says so with an example; between
 //! people with nothing to fix, it stays silent.
 
+mod ability;
 mod answer;
 mod claim;
 mod dialogue;
@@ -194,6 +195,7 @@ impl RulesBrain {
             Act::StateContents => self.contents_claim(s),
             Act::StateCount => self.count_claim(s),
             Act::StateWhich => self.which_claim(s),
+            Act::StateAbility => self.ability_claim(s),
             Act::Claim => self.claim(s),
             Act::Thanks
             | Act::Greeting
