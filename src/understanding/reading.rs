@@ -28,6 +28,8 @@ pub enum Act {
     AskAbility,
     /// What a container holds.
     AskContents,
+    /// How many there are of a kind ("how many glasses do we have?").
+    AskCount,
     /// A claim about what there is ("we only have fanta", "there is cola and fanta").
     StateInventory,
     /// A claim that something is gone ("there is no beer left", "we are out of milk").
@@ -85,6 +87,7 @@ impl Act {
             Act::AskWhoHas => "ask_who_has",
             Act::AskAbility => "ask_ability",
             Act::AskContents => "ask_contents",
+            Act::AskCount => "ask_count",
             Act::StateInventory => "state_inventory",
             Act::StateAbsent => "state_absent",
             Act::StateContents => "state_contents",
@@ -131,6 +134,7 @@ impl Act {
                 | Act::AskWhoHas
                 | Act::AskAbility
                 | Act::AskContents
+                | Act::AskCount
         )
     }
 

@@ -1892,3 +1892,37 @@ fn a_thing_named_in_reply_to_a_question_is_an_answer_not_a_request() {
     );
     assert_eq!(r.act, Act::Give, "{}", summary(&r));
 }
+
+#[test]
+fn questions_of_how_many_there_are() {
+    check(
+        "softdrinks",
+        &[(
+            "Felix>the_robot: How many glasses do we have?",
+            "ask_count object=red_glass/blue_glass",
+        )],
+    );
+    // What is counted is every thing the words fit.
+    let r = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Daniel", "the_robot", "how many bottles are there"),
+    );
+    assert_eq!(r.act, Act::AskCount, "{}", summary(&r));
+    let every = r.slots.object.as_ref().map(|o| o.every_fitting().len());
+    assert_eq!(every, Some(3), "{}", summary(&r));
+    check_with(
+        &german(),
+        "softdrinks",
+        &[
+            (
+                "Felix>the_robot: wie viele gläser ham wir eigentlich",
+                "ask_count object=red_glass/blue_glass",
+            ),
+            (
+                "Felix>the_robot: Wie viele Gläser stehen hier auf dem Tisch?",
+                "ask_count object=red_glass/blue_glass",
+            ),
+        ],
+    );
+}

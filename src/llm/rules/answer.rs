@@ -598,6 +598,27 @@ impl RulesBrain {
         self.say_to(s, "All".into(), text)
     }
 
+    /// "How many glasses do we have?": the number and the things, when asked.
+    pub(super) fn count_question(&self, s: &Situation<'_>) -> Calls {
+        if !s.robot_addressed {
+            return None;
+        }
+        let mention = s.reading.slots.object.as_ref()?;
+        let speech = &self.speech;
+        let text = match mention.every_fitting() {
+            [] => speech.say("answer.count_none", &[("thing", &self.said_bare(mention))]),
+            [one] => speech.say("answer.count_one", &[("object", &speech.object(one))]),
+            many => speech.say(
+                "answer.count_several",
+                &[
+                    ("number", &speech.number(many.len())),
+                    ("objects", &speech.and_list(&self.naturals(many))),
+                ],
+            ),
+        };
+        self.say(s, text)
+    }
+
     /// "There is nothing without alcohol." — corrected when there is.
     fn filtered_absence_claim(&self, s: &Situation<'_>, listed: &[Listed]) -> Calls {
         let filter = self

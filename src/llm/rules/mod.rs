@@ -190,6 +190,7 @@ impl RulesBrain {
             Act::AskWhoHas => self.who_has(s),
             Act::AskAbility => self.ability(s),
             Act::AskContents => self.contents(s),
+            Act::AskCount => self.count_question(s),
             Act::StateInventory => self.inventory_claim(s),
             Act::StateAbsent => self.absence_claim(s),
             Act::StateContents => self.contents_claim(s),
