@@ -583,18 +583,8 @@ impl RulesBrain {
         if there.len() == claimed {
             return self.agree(s);
         }
-        let speech = &self.speech;
-        let text = match there {
-            [] => speech.say("correct.none_of", &[("thing", &self.said_bare(mention))]),
-            [one] => speech.say("correct.only_one", &[("object", &speech.object(one))]),
-            many => speech.say(
-                "correct.several",
-                &[
-                    ("number", &speech.number(many.len())),
-                    ("objects", &speech.and_list(&self.naturals(many))),
-                ],
-            ),
-        };
+        let keys = ["correct.none_of", "correct.only_one", "correct.several"];
+        let text = self.how_many(mention, there, keys);
         self.say_to(s, "All".into(), text)
     }
 
@@ -604,19 +594,30 @@ impl RulesBrain {
             return None;
         }
         let mention = s.reading.slots.object.as_ref()?;
+        let keys = [
+            "answer.count_none",
+            "answer.count_one",
+            "answer.count_several",
+        ];
+        let text = self.how_many(mention, mention.every_fitting(), keys);
+        self.say(s, text)
+    }
+
+    /// How many of `mention` there are, by the sentences for none, one and
+    /// several: "There are two: the red glass and the blue glass."
+    fn how_many(&self, mention: &ObjectMention, there: &[String], keys: [&str; 3]) -> String {
         let speech = &self.speech;
-        let text = match mention.every_fitting() {
-            [] => speech.say("answer.count_none", &[("thing", &self.said_bare(mention))]),
-            [one] => speech.say("answer.count_one", &[("object", &speech.object(one))]),
+        match there {
+            [] => speech.say(keys[0], &[("thing", &self.said_bare(mention))]),
+            [one] => speech.say(keys[1], &[("object", &speech.object(one))]),
             many => speech.say(
-                "answer.count_several",
+                keys[2],
                 &[
                     ("number", &speech.number(many.len())),
                     ("objects", &speech.and_list(&self.naturals(many))),
                 ],
             ),
-        };
-        self.say(s, text)
+        }
     }
 
     /// "There is nothing without alcohol." — corrected when there is.
