@@ -319,7 +319,7 @@ impl Understanding {
                 if before.answers_the_question(turn)
                     && grammar.begins_with_a_slot(&reading.matched) =>
             {
-                answering(reading.heard)
+                answering(reading.heard, "question")
             }
             // A thing alone after a request ("and the blue one for Sam") follows it up,
             // unless the one asked answers with it.
@@ -328,7 +328,7 @@ impl Understanding {
             {
                 match before.request_followed_by(turn) {
                     Some(request) => follow_up(world, reading, Some(request), &context, true),
-                    None => answering(reading.heard),
+                    None => answering(reading.heard, "request"),
                 }
             }
             _ => reading,
@@ -556,11 +556,11 @@ fn beside_a_claim(
         .any(|(_, p)| p.last().is_some_and(claims))
 }
 
-/// The listener of a request answering its sender without a verb ("tea would be
-/// lovely"): nothing asked of anyone, and sure of it.
-fn answering(heard: String) -> Reading {
+/// The one asked answering the asker without a verb ("tea would be lovely" to a
+/// request, "loads, the rainbow ones" to a question): nothing asked, and sure of it.
+fn answering(heard: String, to: &str) -> Reading {
     Reading {
-        matched: "an answer to the request before".into(),
+        matched: format!("an answer to the {to} before"),
         doubt: None,
         ..Reading::unknown(heard)
     }
