@@ -1208,12 +1208,9 @@ fn only_before(
     vocabulary: &[TableWord],
     allowed: impl Fn(&str) -> bool,
 ) -> bool {
-    tokens[..at].iter().all(|t| {
-        allowed(&t.word)
-            || vocabulary
-                .iter()
-                .any(|v| v.word == t.word && v.role == WordRole::Name)
-    })
+    tokens[..at]
+        .iter()
+        .all(|t| allowed(&t.word) || a_name(&t.word, vocabulary))
 }
 
 /// Whether token `at` stands right before "me" or "us".

@@ -505,8 +505,6 @@ struct Before {
 }
 
 impl Before {
-    /// The last request, unless `turn` is its listener answering its sender: "tea
-    /// would be lovely" to the one who offered to pour accepts, and asks nothing more.
     /// Whether `turn` is the one just asked a question answering its asker
     /// ("Are there still sprinkles?" — "Loads. The rainbow ones.").
     fn answers_the_question(&self, turn: &Utterance<'_>) -> bool {
@@ -515,6 +513,8 @@ impl Before {
             .is_some_and(|(asker, asked)| asked == turn.speaker && asker == turn.listener)
     }
 
+    /// The last request, unless `turn` is its listener answering its sender: "tea
+    /// would be lovely" to the one who offered to pour accepts, and asks nothing more.
     fn request_followed_by(&self, turn: &Utterance<'_>) -> Option<&Reading> {
         let replies = self
             .asked
@@ -771,6 +771,7 @@ fn with_memory(
                     if matches!(&reading.doubt, Some(Doubt::UnreadPart { part })
                         if phrases.reference(part).is_some())
                     {
+                        // (`doubt_of` keeps a doubt already set: clear it first.)
                         reading.doubt = None;
                         reading.doubt = doubt_of(&reading, None);
                     }

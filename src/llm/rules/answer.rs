@@ -707,7 +707,6 @@ impl RulesBrain {
         }
     }
 
-    /// "Yes, that is right." when asked; silence between people.
     /// The natural name of what hides the thing, or nothing.
     pub(super) fn occluder(&self, h: &Hindrance) -> String {
         h.cannot_see

@@ -132,24 +132,18 @@ impl RulesBrain {
             Act::MoveAway => reading.slots.person.as_ref(),
             _ => reading.slots.recipient.as_ref(),
         };
+        let who_would_like = || {
+            let thing = self.speech.object(&object);
+            self.speech
+                .say("help.who_would_like", &[("object", &thing)])
+        };
         let Some(recipient) = whom.and_then(|r| r.name.clone()) else {
             // Nobody knows who spoke (one microphone): ask, do nothing physical.
-            let thing = self.speech.object(&object);
-            return self.say_to(
-                s,
-                "All".into(),
-                self.speech
-                    .say("help.who_would_like", &[("object", &thing)]),
-            );
+            return self.say_to(s, "All".into(), who_would_like());
         };
         // "In front of you", said to the robot: nothing is handed to the robot itself.
         if recipient == self.world.robot.name {
-            let thing = self.speech.object(&object);
-            return self.ask(
-                s,
-                self.speech
-                    .say("help.who_would_like", &[("object", &thing)]),
-            );
+            return self.ask(s, who_would_like());
         }
         // Both of the recipient's hands are full: nothing can be handed over, so the
         // thing is set down within their reach instead.
