@@ -356,6 +356,7 @@ function readingSummary(event) {
   if (slots.unknown_items && slots.unknown_items.length) parts.push(`not here: ${slots.unknown_items.join(", ")}`);
   for (const key of ["category", "filter", "ability", "fill", "liquid", "count"]) if (slots[key]) parts.push(`${key}: ${slots[key].replace(/_/g, " ")}`);
   if (slots.only) parts.push("only");
+  if (slots.negated) parts.push("(cannot)");
   return parts.join(" ");
 }
 
