@@ -155,14 +155,19 @@ pub fn reaches(world: &World, person: PersonId, object: ObjectId) -> Reach {
 }
 
 /// Busy, sight and reach of a person, for an object if given.
+/// Holding only the very object asked about is no hindrance for it ("put the
+/// phone away" to the one holding it).
 pub fn check(world: &World, person: PersonId, object: Option<ObjectId>) -> Hindrances {
+    let holding: Vec<ObjectId> = world
+        .held_by(person)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let holds_only_it = object.is_some_and(|o| holding == [o]);
+    let busy = world.person(person).busy_flag || (!holding.is_empty() && !holds_only_it);
     Hindrances {
-        busy: world.is_busy(person),
-        holding: world
-            .held_by(person)
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect(),
+        busy,
+        holding: if holds_only_it { Vec::new() } else { holding },
         sight: object.map(|o| sees(world, person, o)),
         reach: object.map(|o| reaches(world, person, o)),
     }
@@ -316,6 +321,15 @@ size = [0.2, 0.07, {box_height}]
             );
         }
         assert!(reach.distance.is_finite());
+    }
+
+    #[test]
+    fn holding_the_object_asked_about_is_no_hindrance_for_it() {
+        let mut world = scene_with_box(0.4, 0.40, "");
+        let (daniel, bottle, _) = ids(&world);
+        world.make_busy_with(daniel, bottle).expect("a free hand");
+        assert!(!check(&world, daniel, Some(bottle)).busy);
+        assert!(check(&world, daniel, None).busy);
     }
 
     #[test]

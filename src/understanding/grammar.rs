@@ -144,6 +144,14 @@ pub struct Normalize {
     /// things the words before them fit, the one nearest that person.
     #[serde(default)]
     pub near_someone: Phrases,
+    /// Words said twice on purpose, kept twice ("Würden Sie sie mir geben?",
+    /// "I think that that glass is mine"); any other word said twice is said once.
+    #[serde(default)]
+    pub repeatable: Vec<String>,
+    /// Words that make the thing after them a landmark for another ("behind
+    /// the drill", "hinter dem Karton"): not what an unread turn was about.
+    #[serde(default)]
+    pub landmarks: Phrases,
     /// Words after a thing that say who holds it ("[that] {person} (have|are
     /// holding)", "die {person} in der Hand hast"): templates with a `{person}`
     /// slot; of the things the words before them fit, the one in that person's hand.

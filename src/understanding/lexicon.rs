@@ -384,7 +384,13 @@ impl<'a, 'w> Filler<'a, 'w> {
             _ => candidates.clone(),
         };
         let candidates = match &self.context.referent {
-            Some(named) if referent && candidates.len() > 1 && candidates.contains(named) => {
+            // "My cup" says whose, not which was named last.
+            Some(named)
+                if referent
+                    && owner.is_none()
+                    && candidates.len() > 1
+                    && candidates.contains(named) =>
+            {
                 vec![named.clone()]
             }
             _ => candidates,
@@ -765,10 +771,15 @@ impl<'a, 'w> Filler<'a, 'w> {
                 || rules.pronouns.contains_key(w)
                 || rules.referring.contains(w)
         };
+        // A word of the sentences that names nothing at the table is a verb
+        // ("das schieben rüber"), not the thing "das" goes with.
+        let sentence_word =
+            |w: &String| self.grammar.words.contains(w) && !self.lexicon.names_table(w);
         rules.referring.contains(word)
             && rules.determiners.contains(word)
             && !self.breaks.get(to).copied().unwrap_or(false)
             && !function_word(next)
+            && !sentence_word(next)
     }
 
     fn list(&self, list: &str, span: &[String]) -> Option<String> {
@@ -824,6 +835,20 @@ impl SlotFiller for Holder<'_, '_, '_> {
     }
 }
 
+impl Filler<'_, '_> {
+    /// "Könnten Sie mir ...": a "Sie" that with the word before it addresses the
+    /// listener is no thing said before ("sie" = "it").
+    fn addresses_formally_at(&self, from: usize, to: usize) -> bool {
+        to == from + 1
+            && from > 0
+            && self
+                .grammar
+                .normalize
+                .formal_address
+                .has(&self.words[from - 1..to])
+    }
+}
+
 impl SlotFiller for Filler<'_, '_> {
     type Value = SlotValue;
 
@@ -842,6 +867,7 @@ impl SlotFiller for Filler<'_, '_> {
         let thing = matches!(kind, SlotKind::Object | SlotKind::Thing | SlotKind::Drink);
         if self.determines_the_next_word(span, to)
             || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
+            || (thing && self.addresses_formally_at(from, to))
         {
             self.cache.insert(key, None);
             return None;

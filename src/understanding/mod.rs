@@ -87,9 +87,13 @@ impl Understanding {
         let recent = &earlier[earlier.len().saturating_sub(REFERENT_LOOKBACK)..];
         let mut before = Before::default();
         for u in recent {
-            let reading = self.read_with(&lexicon, world, u, &before);
-            if let Some(named) = reading.referent() {
-                before.referent = Some(named.to_string());
+            let (reading, named) = self.read_naming(&lexicon, world, u, &before);
+            // What an unread turn named is "it" for the next ("Ich trink lieber
+            // Wasser." / "Kannst du mir das zuschieben?"); what one asks memory
+            // to keep is not.
+            let named = named.filter(|_| !reading.act.is_memory());
+            if let Some(named) = reading.referent().map(str::to_string).or(named) {
+                before.referent = Some(named);
             }
             // A question no template reads is still asked ("..., is there
             // still some in the bottle by you?").
@@ -184,6 +188,18 @@ impl Understanding {
         turn: &Utterance<'_>,
         before: &Before,
     ) -> Reading {
+        self.read_naming(lexicon, world, turn, before).0
+    }
+
+    /// The reading, and the last thing the turn named where a part no template read named one.
+    fn read_naming(
+        &self,
+        lexicon: &Lexicon<'_>,
+        world: &World,
+        turn: &Utterance<'_>,
+        before: &Before,
+    ) -> (Reading, Option<String>) {
+        let mut last_named = None;
         let mut context = context_of(world, turn, before.referent.clone());
         let grammar = &*self.grammar;
         let vocatives = lexicon.vocatives(&context);
@@ -254,9 +270,12 @@ impl Understanding {
                 }
                 clauses.read(first.sentence, whole);
                 sentences[first.sentence].1 = true;
-            } else if let Some(named) = self.named_in(lexicon, &context, variants) {
+            } else if let Some((named, as_written)) = self.named_in(lexicon, &context, variants) {
                 // "See the little glass by Ana? Fill that one ...": the one just named.
                 context.referent = Some(named.clone());
+                if as_written {
+                    last_named = Some(named.clone());
+                }
                 introduced.push((first.sentence, named));
             } else if !whole {
                 let words = variants.last().map_or(&[][..], |w| &w.words[..]);
@@ -312,7 +331,7 @@ impl Understanding {
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
         let reading = with_memory(&grammar.memory, world, turn, reading);
-        match reading.act {
+        let reading = match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
             // A thing alone in reply to a question names what the question asked about.
             Act::Give
@@ -332,7 +351,8 @@ impl Understanding {
                 }
             }
             _ => reading,
-        }
+        };
+        (reading, last_named)
     }
 
     /// Whether the words as heard (a reading's `heard`), or as said (where "please"
@@ -348,21 +368,37 @@ impl Understanding {
     }
 
     /// The one object a part no template read names, longest words first
-    /// ("see the little glass by ana": the little glass).
+    /// ("see the little glass by ana": the little glass), and whether a word
+    /// named it as written (not a near miss: "come" for "coke").
     fn named_in(
         &self,
         lexicon: &Lexicon<'_>,
         context: &Context,
         variants: &[normalize::Words],
-    ) -> Option<String> {
+    ) -> Option<(String, bool)> {
         let words = variants.last()?;
         let mut filler = Filler::new(lexicon, &self.grammar, context, &words.words, &words.breaks);
         let n = words.words.len();
+        let rules = &self.grammar.normalize;
+        let landmark = |from: usize| {
+            let mut at = from;
+            while at > 0 && rules.determiners.contains(&words.words[at - 1]) {
+                at -= 1;
+            }
+            (1..=at.min(3)).any(|len| rules.landmarks.has(&words.words[at - len..at]))
+        };
         for len in (1..=n.min(4)).rev() {
-            for from in 0..=n - len {
+            // A word of the sentences alone ("he can not have") names nothing.
+            let sentence_word = |from: usize| {
+                let word = &words.words[from];
+                len == 1 && self.grammar.words.contains(word) && !lexicon.is_thing_word(word)
+            };
+            for from in (0..=n - len).filter(|&from| !landmark(from) && !sentence_word(from)) {
                 if let Some(SlotValue::Object(mention)) = filler.fill("object", from, from + len) {
                     if let (Some(one), false) = (mention.resolved(), mention.referred) {
-                        return Some(one.to_string());
+                        let span = &words.words[from..from + len];
+                        let as_written = span.iter().any(|w| lexicon.is_thing_word(w));
+                        return Some((one.to_string(), as_written));
                     }
                 }
             }
@@ -594,6 +630,7 @@ fn follow_up(
     let said = reading.slots.clone();
     let pouring = matches!(request.act, Act::Pour | Act::PourSame);
     let mut target = said.target;
+    let names_object = said.object.is_some();
     if let Some(object) = said.object {
         let thing = object
             .resolved()
@@ -609,6 +646,14 @@ fn follow_up(
             (false, ..) => slots.object = Some(object),
         }
     }
+    // "Me too, a coffee in the large cup" after a hand-over: a drink and a cup asked a pour.
+    let act = if !pouring && said.source.is_some() && !names_object {
+        slots.object = None;
+        Act::Pour
+    } else {
+        request.act
+    };
+    let pouring = pouring || act == Act::Pour;
     slots.source = said.source.or(slots.source);
     // Poured for someone else without a cup named: a fresh one, not the last one.
     let other = recipient.name != slots.recipient.as_ref().and_then(|r| r.name.clone());
@@ -618,7 +663,7 @@ fn follow_up(
     slots.target = target.or(slots.target);
     slots.recipient = Some(recipient);
     Reading {
-        act: request.act,
+        act,
         slots,
         matched: format!(
             "{FOLLOWED_UP}of {}: {}",

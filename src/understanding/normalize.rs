@@ -96,7 +96,8 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
             for w in translated {
                 let inside = words.last().is_some_and(|last| last != COMMA);
                 let particle = inside && rules.particles.has_word(&w);
-                if w.is_empty() || particle || rules.drop.has_word(&w) || words.last() == Some(&w) {
+                let stutter = words.last() == Some(&w) && !rules.repeatable.contains(&w);
+                if w.is_empty() || particle || rules.drop.has_word(&w) || stutter {
                     continue;
                 }
                 words.push(w);

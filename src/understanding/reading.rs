@@ -124,6 +124,11 @@ impl Act {
         )
     }
 
+    /// Whether the act asks memory to keep, forget or tell something.
+    pub fn is_memory(self) -> bool {
+        matches!(self, Act::Remember | Act::Forget | Act::AskMemory)
+    }
+
     /// Whether the act is a question about the table.
     pub fn is_question(self) -> bool {
         matches!(

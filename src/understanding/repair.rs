@@ -72,6 +72,8 @@ pub fn sentences(
     text: &str,
     vocatives: &[Vec<String>],
 ) -> Vec<Vec<Words>> {
+    let negated = negated_repair(rules, text);
+    let text = negated.as_deref().unwrap_or(text);
     let Some(repair) = find(rules, text) else {
         return normalize::sentences(rules, text, vocatives);
     };
@@ -87,6 +89,62 @@ pub fn sentences(
         }
     }
     parts
+}
+
+/// "Pour me cola, no wait, not the cola, the zero": a repair that names what
+/// it takes back ("not the cola") before what it puts in its place ("the
+/// zero"). The text with the repair in the taken-back thing's place and the
+/// editing terms and repair cut, if the taken-back words were said before.
+fn negated_repair(rules: &Normalize, text: &str) -> Option<String> {
+    let tokens = tokens(text);
+    let words: Vec<String> = tokens.iter().map(|t| t.word.clone()).collect();
+    let determiner =
+        |w: &String| rules.determiners.contains(w) || rules.possessives.contains_key(w);
+    (1..words.len()).find_map(|neg| {
+        if !rules.repair_negations.contains(&words[neg]) {
+            return None;
+        }
+        // The editing terms just before the negation, or it opens a sentence or clause.
+        let edit = (0..neg)
+            .find(|&e| after_editing_terms(rules, &words, e) == Some(neg))
+            .or_else(|| (tokens[neg].after_sentence || tokens[neg].after_comma).then_some(neg))?;
+        let comma = repair_end(&tokens, neg + 1);
+        let end = repair_end(&tokens, comma);
+        let (taken_back, repair) = (&words[neg + 1..comma], &words[comma..end]);
+        if comma >= words.len() || !tokens[comma].after_comma {
+            return None;
+        }
+        if repair.len() > MAX_SENTENCE_REPAIR || !short_phrase(rules, repair) {
+            return None;
+        }
+        let core: Vec<&String> = taken_back.iter().skip_while(|w| determiner(w)).collect();
+        if core.is_empty() || core.len() > MAX_SENTENCE_REPAIR {
+            return None;
+        }
+        // The last place before the editing terms where the taken-back words were said.
+        let said = (0..edit.checked_sub(core.len())? + 1)
+            .rev()
+            .find(|&k| words[k..k + core.len()].iter().eq(core.iter().copied()))?;
+        let mut from = said;
+        if determiner(&words[comma]) {
+            while from > 0 && determiner(&words[from - 1]) {
+                from -= 1;
+            }
+        }
+        let last = said + core.len() - 1;
+        let tail = &text[tokens[end - 1].end..];
+        let tail = if tail.chars().any(char::is_alphanumeric) {
+            tail
+        } else {
+            ""
+        };
+        Some(format!(
+            "{}{}{}{tail}",
+            &text[..tokens[from].start],
+            &text[tokens[comma].start..tokens[end - 1].end],
+            text[tokens[last].end..tokens[edit].start].trim_end(),
+        ))
+    })
 }
 
 /// A self-repair found in a text: word indices.
@@ -295,6 +353,7 @@ mod tests {
                 "nee",
                 "äh",
                 "ich mein",
+                "wait",
             ])
             .into(),
             repair_negations: words(&["not", "nich"]),
@@ -343,6 +402,31 @@ mod tests {
             repaired("äh sorry nich das bier ich mein das wasser"),
             "äh sorry das wasser"
         );
+    }
+
+    #[test]
+    fn a_repair_that_names_what_it_takes_back_replaces_that() {
+        let rules = rules();
+        let repaired = |text: &str| negated_repair(&rules, text);
+        assert_eq!(
+            repaired("Can you pour me cola into my blue glass? No wait, not the cola, the zero.")
+                .as_deref(),
+            Some("Can you pour me the zero into my blue glass?")
+        );
+        assert_eq!(
+            repaired("kannst du mir cola ins blaue glas schenken nee, nich die cola, die zero")
+                .as_deref(),
+            Some("kannst du mir die zero ins blaue glas schenken")
+        );
+        // Nothing taken back that was said before: no repair.
+        for text in [
+            "give me not the cola, the zero",
+            "pass me the fanta. Not the cola, the zero.",
+            "not",
+            "no, not, ",
+        ] {
+            assert_eq!(repaired(text), None, "{text}");
+        }
     }
 
     #[test]

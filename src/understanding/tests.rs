@@ -635,6 +635,16 @@ fn in_dialogue(
     earlier: &[(&str, &str, &str)],
     turn: (&str, &str, &str),
 ) -> Reading {
+    in_dialogue_with(&stage(), scene_name, earlier, turn)
+}
+
+/// As [`in_dialogue`], in the stage's language.
+fn in_dialogue_with(
+    stage: &Understanding,
+    scene_name: &str,
+    earlier: &[(&str, &str, &str)],
+    turn: (&str, &str, &str),
+) -> Reading {
     let world = scene::load(scene_name).expect("scene");
     let before: Vec<Utterance<'_>> = earlier
         .iter()
@@ -645,7 +655,7 @@ fn in_dialogue(
         })
         .collect();
     let (speaker, listener, text) = turn;
-    stage().read_in_dialogue(
+    stage.read_in_dialogue(
         &world,
         &before,
         &Utterance {
@@ -690,6 +700,21 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
     assert_eq!(
         summary(&more),
         "pour source=fanta_bottle target=red_glass recipient=Felix"
+    );
+    // After a hand-over, a drink and a cup named ask a pour, not the thing handed over.
+    let give = ("Felix", "the_robot", "could you hand me the milk");
+    let coffee = in_dialogue(
+        "coffee",
+        &[give],
+        (
+            "Felix",
+            "the_robot",
+            "and me a coffee too, in the large cup",
+        ),
+    );
+    assert_eq!(
+        summary(&coffee),
+        "pour source=coffee_pot target=large_cup recipient=Felix"
     );
     // Without a request before it, a follow-up is not understood.
     let alone = in_dialogue(
@@ -1925,4 +1950,41 @@ fn questions_of_how_many_there_are() {
             ),
         ],
     );
+}
+
+#[test]
+fn german_what_an_unread_turn_named_is_it_but_formal_sie_is_not() {
+    let german = german();
+    let water = (
+        "Daniel",
+        "Felix",
+        "Nee, lieber nicht. Ich trink lieber Wasser.",
+    );
+    let push = in_dialogue_with(
+        &german,
+        "dinner",
+        &[water],
+        ("Daniel", "the_robot", "Kannst du mir das mal zuschieben?"),
+    );
+    assert_eq!(
+        summary(&push),
+        "move_to object=soda_bottle recipient=Daniel"
+    );
+    // "Sie" after "könnten" is the listener, not the pot named before.
+    let pot = (
+        "Daniel",
+        "Felix",
+        "Nehmen Sie sich ruhig, die Kanne steht ja bei Ihnen.",
+    );
+    let milk = in_dialogue_with(
+        &german,
+        "coffee",
+        &[pot],
+        (
+            "Felix",
+            "Daniel",
+            "Kein Stress. Könnten Sie mir nebenbei die Milch rüberreichen?",
+        ),
+    );
+    assert_eq!(summary(&milk), "give object=milk_bottle recipient=Felix");
 }
