@@ -105,7 +105,7 @@ impl Understanding {
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
             }
         }
-        self.read_with(&lexicon, world, turn, &before)
+        self.read_naming(&lexicon, world, turn, &before).0
     }
 
     /// Whether words as the stage heard them (a reading's `heard`) address the
@@ -179,16 +179,6 @@ impl Understanding {
         };
         let reading = self.read(world, &Utterance { speaker, ..*turn });
         reading.doubt.is_none() && reading.act != Act::Unknown && !reading.act.is_statement()
-    }
-
-    fn read_with(
-        &self,
-        lexicon: &Lexicon<'_>,
-        world: &World,
-        turn: &Utterance<'_>,
-        before: &Before,
-    ) -> Reading {
-        self.read_naming(lexicon, world, turn, before).0
     }
 
     /// The reading, and the last thing the turn named where a part no template read named one.
