@@ -44,6 +44,11 @@ impl RulesBrain {
         // "Something to drink" names no drink: ask among all of them.
         // Between people, the listener can ask; only the robot asked asks itself.
         let mention = mention.filter(|m| !(s.robot_addressed && self.is_category(&m.said)));
+        // "Top me up": more of what is in their glass.
+        let mention = match (mention, reading.act) {
+            (None, Act::Pour) => self.refill(self.named_target(s).as_deref(), &listed, &asked_for),
+            (mention, _) => mention,
+        };
         let Some(mention) = mention else {
             // "Fill my glass": with what?
             let drinks = drinks(&listed);
@@ -456,12 +461,19 @@ impl RulesBrain {
         if let Some(cup) = self.poured_just_before(s).filter(|c| free_or_theirs(c)) {
             return Some((cup, false));
         }
-        // A fresh glass: one made for this drink (the wine glass for wine),
-        // else one not made for another drink.
         let drink = self
             .world
             .object_named(source)
             .and_then(|id| self.world.object(id).contains.clone());
+        // More of what is in their glass: that glass ("pour me some more wine").
+        if let Some(glass) = drink
+            .as_deref()
+            .and_then(|d| self.glass_of(recipient, listed, Some(d)))
+        {
+            return Some((glass, false));
+        }
+        // A fresh glass: one made for this drink (the wine glass for wine),
+        // else one not made for another drink.
         let fit = |name: &str| glass_fit(&self.world, name, drink.as_deref());
         pool.iter()
             .filter(|o| o.empty && o.held_by.is_none())

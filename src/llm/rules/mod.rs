@@ -18,6 +18,7 @@ mod claim;
 mod dialogue;
 mod facts;
 mod help;
+mod refill;
 mod remember;
 
 use serde_json::{json, Value};

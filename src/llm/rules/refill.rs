@@ -1,0 +1,75 @@
+//! Refills: "Gieß mir nach", "top me up": the drink already in the person's
+//! glass, poured into that glass.
+
+use super::facts::Listed;
+use super::RulesBrain;
+use crate::understanding::ObjectMention;
+
+impl RulesBrain {
+    /// The person's glass holding `drink` (any drink when `None`): the one they
+    /// hold, else the nearest one nobody holds of which they are the nearest person.
+    pub(super) fn glass_of(
+        &self,
+        person: &str,
+        listed: &[Listed],
+        drink: Option<&str>,
+    ) -> Option<String> {
+        let world = &self.world;
+        let holds = |o: &Listed| {
+            self.is_vessel(&o.name)
+                && o.contains.is_some()
+                && drink.is_none_or(|d| o.contains.as_deref() == Some(d))
+        };
+        if let Some(held) = listed
+            .iter()
+            .find(|o| holds(o) && o.held_by.as_deref() == Some(person))
+        {
+            return Some(held.name.clone());
+        }
+        let them = world.person(world.person_named(person)?).position;
+        let distance = |name: &str, from: glam::Vec2| {
+            world.object_named(name).map_or(f32::INFINITY, |id| {
+                world.object_base(id).truncate().distance(from)
+            })
+        };
+        let nearest_person = |name: &str| {
+            world
+                .persons()
+                .iter()
+                .min_by(|a, b| distance(name, a.position).total_cmp(&distance(name, b.position)))
+                .map(|p| p.name.clone())
+        };
+        listed
+            .iter()
+            .filter(|o| holds(o) && o.held_by.is_none())
+            .filter(|o| nearest_person(&o.name).as_deref() == Some(person))
+            .min_by(|a, b| distance(&a.name, them).total_cmp(&distance(&b.name, them)))
+            .map(|o| o.name.clone())
+    }
+
+    /// A refill named no drink: the bottle or pot holding what is in the
+    /// person's glass (the glass named, else theirs).
+    pub(super) fn refill(
+        &self,
+        target: Option<&str>,
+        listed: &[Listed],
+        person: &str,
+    ) -> Option<ObjectMention> {
+        let glass = match target {
+            Some(named) => named.to_string(),
+            None => self.glass_of(person, listed, None)?,
+        };
+        let drink = listed.iter().find(|o| o.name == glass)?.contains.clone()?;
+        let source = listed
+            .iter()
+            .find(|o| !self.is_vessel(&o.name) && o.contains.as_deref() == Some(drink.as_str()))?;
+        Some(ObjectMention {
+            said: drink,
+            candidates: vec![source.name.clone()],
+            owner: None,
+            referred: false,
+            every: vec![source.name.clone()],
+            left_out: None,
+        })
+    }
+}
