@@ -140,6 +140,11 @@ pub struct Normalize {
     /// for the table's things ("a beer from the fridge").
     #[serde(default)]
     pub elsewhere: Vec<String>,
+    /// Words for the plain one of a thing and its variants ("the regular
+    /// cola", "die normale"): of the things meant, the one whose name the
+    /// others' names extend (cola, not cola zero; milk, not oat milk).
+    #[serde(default)]
+    pub plain: Vec<String>,
     /// Words that place a thing by a person ("next to me", "vor dir"): of the
     /// things the words before them fit, the one nearest that person.
     #[serde(default)]

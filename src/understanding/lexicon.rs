@@ -204,6 +204,42 @@ impl<'w> Lexicon<'w> {
             || self.known(word).is_some()
     }
 
+    /// The table's plain things and their variants: (cola_bottle,
+    /// cola_zero_bottle) where every word of the one's name is in the other's.
+    pub fn plain_siblings(&self) -> Vec<(String, String)> {
+        let objects = self.world.objects();
+        let words = |name: &str| {
+            name.split('_')
+                .map(str::to_string)
+                .collect::<BTreeSet<String>>()
+        };
+        let mut pairs = Vec::new();
+        for one in objects {
+            for variant in objects {
+                let (a, b) = (words(&one.name), words(&variant.name));
+                if one.name != variant.name && a.len() < b.len() && a.is_subset(&b) {
+                    pairs.push((one.name.clone(), variant.name.clone()));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// Of `names`, those no other of them is a plainer form of (none dropped
+    /// where none is plainer).
+    pub fn plainest(&self, names: &[String]) -> Vec<String> {
+        let siblings = self.plain_siblings();
+        names
+            .iter()
+            .filter(|n| {
+                !siblings
+                    .iter()
+                    .any(|(one, variant)| variant == *n && names.contains(one))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// Whether a word is one of the table's words for its things, as written
     /// or in the plural (no near misspellings: "while" is no "white").
     pub fn is_thing_word(&self, word: &str) -> bool {
@@ -304,6 +340,9 @@ impl<'a, 'w> Filler<'a, 'w> {
                 break;
             }
             rest = tail;
+        }
+        if let Some(mention) = self.plain_one(rest, &said, owner.clone()) {
+            return Some(mention);
         }
         let phrase = rest.join(" ");
         if (rules.referring.contains(&phrase)
@@ -412,6 +451,50 @@ impl<'a, 'w> Filler<'a, 'w> {
             referred: false,
             left_out,
             every,
+        })
+    }
+
+    /// "The regular cola", "die normale": the plain one of the things the
+    /// other words mean (of the table's plain ones, or the plain sibling of
+    /// the thing just named, when no other word is said).
+    fn plain_one(
+        &self,
+        rest: &[String],
+        said: &str,
+        owner: Option<String>,
+    ) -> Option<ObjectMention> {
+        let plain = &self.grammar.normalize.plain;
+        if !rest.iter().any(|w| plain.contains(w)) {
+            return None;
+        }
+        let others: Vec<String> = rest
+            .iter()
+            .filter(|w| !plain.contains(w))
+            .cloned()
+            .collect();
+        let meant: Vec<String> = if others.is_empty() {
+            let named = self.context.referent.as_deref();
+            let siblings = self.lexicon.plain_siblings();
+            match named.and_then(|n| siblings.iter().find(|(_, variant)| variant == n)) {
+                Some((one, _)) => vec![one.clone()],
+                None => siblings.into_iter().map(|(one, _)| one).collect(),
+            }
+        } else {
+            let words = others
+                .iter()
+                .map(|w| self.lexicon.known(w))
+                .collect::<Option<Vec<_>>>()?;
+            self.lexicon.ground(&words.join(" "))?
+        };
+        let mut plainest = self.lexicon.plainest(&meant);
+        plainest.dedup();
+        Some(ObjectMention {
+            said: said.to_string(),
+            every: plainest.clone(),
+            candidates: plainest,
+            owner,
+            referred: false,
+            left_out: None,
         })
     }
 

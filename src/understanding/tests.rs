@@ -1988,3 +1988,31 @@ fn german_what_an_unread_turn_named_is_it_but_formal_sie_is_not() {
     );
     assert_eq!(summary(&milk), "give object=milk_bottle recipient=Felix");
 }
+
+#[test]
+fn the_regular_one_is_the_plain_one_of_a_thing_and_its_variants() {
+    let regular = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Felix", "Daniel", "pass me the regular cola"),
+    );
+    assert_eq!(summary(&regular), "give object=cola_bottle recipient=Felix");
+    let milk = in_dialogue(
+        "coffee",
+        &[],
+        ("Felix", "Daniel", "pass me the normal milk"),
+    );
+    assert_eq!(summary(&milk), "give object=milk_bottle recipient=Felix");
+    // Said alone, after the variant was named: its plain sibling.
+    let zero = ("Felix", "Daniel", "the oat milk is nice");
+    let empty = in_dialogue_with(
+        &german(),
+        "coffee",
+        &[zero],
+        ("Daniel", "Felix", "Die normale ist doch eh leer."),
+    );
+    assert_eq!(
+        summary(&empty),
+        "state_contents object=milk_bottle fill=empty"
+    );
+}
