@@ -26,6 +26,7 @@ pub fn verdict(
         Act::StateCount => count(speech, reading)?,
         Act::StateWhich => which(speech, reading)?,
         Act::StateAbility => ability(world, speech, reading)?,
+        Act::StateLocation => location(world, speech, reading)?,
         _ => return None,
     };
     let (speaker, claim) = (("speaker", speaker), ("claim", claim.as_str()));
@@ -243,6 +244,34 @@ fn ability(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Chec
     };
     let claimed = !slots.negated;
     Some((said(claimed), (can != claimed).then(|| said(can))))
+}
+
+/// "The milk is by me": wrong when it is in another's hand or by another.
+fn location(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
+    use crate::twin::whereabouts::{self, Whereabouts};
+    let slots = &reading.slots;
+    let person = world.person_named(slots.person.as_ref()?.name.as_deref()?)?;
+    let mention = slots.object.as_ref().filter(|m| !m.referred)?;
+    let object = match mention.candidates.as_slice() {
+        [one] => world.object_named(one)?,
+        _ => return None,
+    };
+    let said = |key: &str, who: crate::twin::world::PersonId| {
+        speech.say(
+            key,
+            &[
+                ("person", &world.person(who).name),
+                ("object", &world.object(object).name),
+            ],
+        )
+    };
+    let fact = whereabouts::is_by(world, person, object)
+        .err()
+        .map(|found| match found {
+            Whereabouts::HeldBy(holder) => said("note.claim_held", holder),
+            Whereabouts::By(nearest) => said("note.claim_by", nearest),
+        });
+    Some((said("note.claim_by", person), fact))
 }
 
 /// The mention's objects on the table, with what each holds.

@@ -95,6 +95,8 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("correct.cannot_reach", &["person", "object", "occluder"]),
     ("correct.can_see", &["person", "object", "occluder"]),
     ("correct.cannot_see", &["person", "object", "occluder"]),
+    ("correct.location_by", &["person", "object"]),
+    ("correct.location_held", &["person", "object"]),
     // Help: why the listener is hindered, what the robot will do, why it cannot.
     ("help.reason_busy", &[]),
     ("help.reason_cannot_see", &["object", "occluder"]),
@@ -213,6 +215,8 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("note.claim_which", &["object", "claimed"]),
     ("note.claim_reaches", &["person", "object"]),
     ("note.claim_cannot_reach", &["person", "object"]),
+    ("note.claim_by", &["person", "object"]),
+    ("note.claim_held", &["person", "object"]),
     ("note.claim_sees", &["person", "object"]),
     ("note.claim_cannot_see", &["person", "object"]),
     ("note.is_another", &[]),

@@ -13,6 +13,7 @@ pub mod planner_bench;
 pub mod robot_reach;
 pub mod scene;
 pub mod vocabulary;
+pub mod whereabouts;
 pub mod world;
 
 pub use world::{Hand, ObjectId, PersonId, World};

@@ -43,6 +43,9 @@ pub enum Act {
     /// A claim about who can reach or see a thing ("Daniel can't reach the
     /// fanta from there"): `person`, `object`, `ability`, `negated`.
     StateAbility,
+    /// A claim about where a thing is ("the milk is right here by me", "das
+    /// Bier steht bei Felix"): `object`, `person`.
+    StateLocation,
     /// Whose it is, in reply to the robot's question ("it is for me", "Felix").
     Claim,
     /// Thanks.
@@ -94,6 +97,7 @@ impl Act {
             Act::StateCount => "state_count",
             Act::StateWhich => "state_which",
             Act::StateAbility => "state_ability",
+            Act::StateLocation => "state_location",
             Act::Claim => "claim",
             Act::Thanks => "thanks",
             Act::Greeting => "greeting",
@@ -121,6 +125,7 @@ impl Act {
                 | Act::StateCount
                 | Act::StateWhich
                 | Act::StateAbility
+                | Act::StateLocation
         )
     }
 

@@ -2016,3 +2016,26 @@ fn the_regular_one_is_the_plain_one_of_a_thing_and_its_variants() {
         "state_contents object=milk_bottle fill=empty"
     );
 }
+
+#[test]
+fn where_a_thing_is_is_a_claim_in_both_languages() {
+    let by_me = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Daniel", "Felix", "The cola zero is right here next to me."),
+    );
+    assert_eq!(
+        summary(&by_me),
+        "state_location object=cola_zero_bottle person=Daniel"
+    );
+    let bei_dir = in_dialogue_with(
+        &german(),
+        "coffee",
+        &[],
+        ("Felix", "Daniel", "Die Milch steht doch bei dir."),
+    );
+    assert_eq!(
+        summary(&bei_dir),
+        "state_location object=milk_bottle person=Daniel"
+    );
+}

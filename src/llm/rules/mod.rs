@@ -18,6 +18,7 @@ mod claim;
 mod dialogue;
 mod facts;
 mod help;
+mod location;
 mod refill;
 mod remember;
 
@@ -198,6 +199,7 @@ impl RulesBrain {
             Act::StateCount => self.count_claim(s),
             Act::StateWhich => self.which_claim(s),
             Act::StateAbility => self.ability_claim(s),
+            Act::StateLocation => self.location_claim(s),
             Act::Claim => self.claim(s),
             Act::Thanks
             | Act::Greeting
