@@ -341,6 +341,10 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
             rest = tail;
         }
+        // "Ready to get your hands dirty?" to the robot: it owns nothing on the table.
+        if owner.as_deref() == Some(self.lexicon.world.robot.name.as_str()) {
+            return None;
+        }
         if let Some(mention) = self.plain_one(rest, &said, owner.clone()) {
             return Some(mention);
         }

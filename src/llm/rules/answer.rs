@@ -99,6 +99,11 @@ impl RulesBrain {
             Err(calls) => return calls,
         };
         let mention = s.reading.slots.object.as_ref()?;
+        // Between people, a question about nothing at the table ("any ideas?")
+        // is theirs: the robot answers for a busy listener only about the table.
+        if !s.robot_addressed && mention.candidates.is_empty() {
+            return None;
+        }
         let found: Vec<&Listed> = listed
             .iter()
             .filter(|l| mention.candidates.contains(&l.name))
