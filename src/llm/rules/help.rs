@@ -125,10 +125,19 @@ impl RulesBrain {
         {
             return None;
         }
-        // A pour needs the glass named as much as the bottle.
-        let target = matches!(act, Act::Pour | Act::PourSame)
-            .then(|| self.named_target(s))
-            .flatten();
+        // A pour needs the glass named as much as the bottle: "fill the cup"
+        // of three cups asks which, when the robot was asked.
+        let pouring = matches!(act, Act::Pour | Act::PourSame);
+        let targets = self.target_candidates(s);
+        if pouring && s.robot_addressed && targets.len() > 1 {
+            let choices = self.speech.or_list(&self.naturals(&targets));
+            return self.say(
+                s,
+                self.speech
+                    .say("answer.which_one", &[("choices", &choices)]),
+            );
+        }
+        let target = pouring.then(|| self.named_target(s)).flatten();
         let hindrance = match self.checked(s, &object, target.as_deref())? {
             Ok(h) => h,
             Err(calls) => return calls,
@@ -244,9 +253,27 @@ impl RulesBrain {
 
     /// The one glass a pour names ("into the green mug"), if it names one.
     fn named_target(&self, s: &Situation<'_>) -> Option<String> {
-        match s.reading.slots.target.as_ref()?.candidates.as_slice() {
+        match self.target_candidates(s).as_slice() {
             [one] => Some(one.clone()),
             _ => None,
+        }
+    }
+
+    /// What the pour's target may be: the cups among the things the words fit,
+    /// when they fit any ("the white one": the white tumbler, not the white mister).
+    fn target_candidates(&self, s: &Situation<'_>) -> Vec<String> {
+        let said = s
+            .reading
+            .slots
+            .target
+            .as_ref()
+            .map(|t| t.candidates.clone())
+            .unwrap_or_default();
+        let cups: Vec<String> = said.iter().filter(|c| self.is_vessel(c)).cloned().collect();
+        if cups.is_empty() {
+            said
+        } else {
+            cups
         }
     }
 
@@ -415,10 +442,8 @@ impl RulesBrain {
         let entry = |name: &str| listed.iter().find(|o| o.name == name);
         let held_by_recipient =
             |name: &str| entry(name).is_some_and(|o| o.held_by.as_deref() == Some(recipient));
-        let target = s.reading.slots.target.as_ref();
-        let named: Vec<&String> = target
-            .map(|t| t.candidates.iter().collect())
-            .unwrap_or_default();
+        let targets = self.target_candidates(s);
+        let named: Vec<&String> = targets.iter().collect();
         if let [one] = named.as_slice() {
             // A glass they named is filled where it is; they asked for no more
             // ("and hand it over" asks for that).
