@@ -107,12 +107,20 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
     }
     drop_phrases(rules, &mut words);
     words.truncate(MAX_WORDS);
+    // "Daniel can't reach the fanta" heard without a comma: the name may be
+    // the subject, not whom it is said to; read both ways.
+    let named_first = vocatives.iter().any(|name| {
+        !name.is_empty()
+            && words.starts_with(name)
+            && words.get(name.len()).is_some_and(|w| w != COMMA)
+    });
+    let subject = named_first.then(|| finish(&words)).flatten();
     trim_vocatives(&mut words, vocatives);
     let full = finish(&words);
     trim_discourse(rules, &mut words);
     trim_vocatives(&mut words, vocatives);
     let trimmed = finish(&words);
-    let mut out: Vec<Words> = [full, trimmed].into_iter().flatten().collect();
+    let mut out: Vec<Words> = [subject, full, trimmed].into_iter().flatten().collect();
     out.dedup();
     out
 }

@@ -2039,3 +2039,28 @@ fn where_a_thing_is_is_a_claim_in_both_languages() {
         "state_location object=milk_bottle person=Daniel"
     );
 }
+
+#[test]
+fn a_name_heard_first_without_a_comma_may_be_the_subject() {
+    // The front end took "Daniel" for whom it is said to; it is whom it is about.
+    let claim = in_dialogue(
+        "softdrinks",
+        &[],
+        (
+            "Felix",
+            "Daniel",
+            "Daniel can't reach the fanta from there.",
+        ),
+    );
+    assert_eq!(
+        summary(&claim),
+        "state_ability object=fanta_bottle person=Daniel ability=reach negated"
+    );
+    // Said to him, it is still a request.
+    let request = in_dialogue(
+        "softdrinks",
+        &[],
+        ("Felix", "Daniel", "Daniel, pass me the cola"),
+    );
+    assert_eq!(summary(&request), "give object=cola_bottle recipient=Felix");
+}
