@@ -490,7 +490,9 @@ impl<'a, 'w> Filler<'a, 'w> {
                 .collect::<Option<Vec<_>>>()?;
             self.lexicon.ground(&words.join(" "))?
         };
+        // One plain thing with two variants (cola: zero, light) is one thing.
         let mut plainest = self.lexicon.plainest(&meant);
+        plainest.sort();
         plainest.dedup();
         Some(ObjectMention {
             said: said.to_string(),
