@@ -226,9 +226,8 @@ impl<'w> Lexicon<'w> {
     }
 
     /// Of `names`, those no other of them is a plainer form of (none dropped
-    /// where none is plainer).
-    pub fn plainest(&self, names: &[String]) -> Vec<String> {
-        let siblings = self.plain_siblings();
+    /// where none is plainer), by the table's [`Lexicon::plain_siblings`].
+    pub fn plainest(siblings: &[(String, String)], names: &[String]) -> Vec<String> {
         names
             .iter()
             .filter(|n| {
@@ -476,12 +475,12 @@ impl<'a, 'w> Filler<'a, 'w> {
             .filter(|w| !plain.contains(w))
             .cloned()
             .collect();
+        let siblings = self.lexicon.plain_siblings();
         let meant: Vec<String> = if others.is_empty() {
             let named = self.context.referent.as_deref();
-            let siblings = self.lexicon.plain_siblings();
             match named.and_then(|n| siblings.iter().find(|(_, variant)| variant == n)) {
                 Some((one, _)) => vec![one.clone()],
-                None => siblings.into_iter().map(|(one, _)| one).collect(),
+                None => siblings.iter().map(|(one, _)| one.clone()).collect(),
             }
         } else {
             let words = others
@@ -491,7 +490,7 @@ impl<'a, 'w> Filler<'a, 'w> {
             self.lexicon.ground(&words.join(" "))?
         };
         // One plain thing with two variants (cola: zero, light) is one thing.
-        let mut plainest = self.lexicon.plainest(&meant);
+        let mut plainest = Lexicon::plainest(&siblings, &meant);
         plainest.sort();
         plainest.dedup();
         Some(ObjectMention {

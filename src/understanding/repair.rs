@@ -98,8 +98,7 @@ pub fn sentences(
 fn negated_repair(rules: &Normalize, text: &str) -> Option<String> {
     let tokens = tokens(text);
     let words: Vec<String> = tokens.iter().map(|t| t.word.clone()).collect();
-    let determiner =
-        |w: &String| rules.determiners.contains(w) || rules.possessives.contains_key(w);
+    let determiner = |w: &String| is_determiner(rules, w);
     (1..words.len()).find_map(|neg| {
         if !rules.repair_negations.contains(&words[neg]) {
             return None;
@@ -312,8 +311,7 @@ fn reparandum(
         })
         .collect();
     let opener = &words[first];
-    let determiner =
-        |w: &String| rules.determiners.contains(w) || rules.possessives.contains_key(w);
+    let determiner = |w: &String| is_determiner(rules, w);
     all.iter()
         .copied()
         .find(|&k| &words[k] == opener)
@@ -326,6 +324,11 @@ fn reparandum(
                         .any(|w| rules.not_in_objects.contains(w))
             })
         })
+}
+
+/// Whether `word` opens a thing's phrase: a determiner or a possessive ("the", "my", "die").
+fn is_determiner(rules: &Normalize, word: &str) -> bool {
+    rules.determiners.iter().any(|d| d == word) || rules.possessives.contains_key(word)
 }
 
 /// Whether a repair said as a sentence of its own is only a thing's phrase.

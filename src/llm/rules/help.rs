@@ -442,12 +442,11 @@ impl RulesBrain {
         let entry = |name: &str| listed.iter().find(|o| o.name == name);
         let held_by_recipient =
             |name: &str| entry(name).is_some_and(|o| o.held_by.as_deref() == Some(recipient));
-        let targets = self.target_candidates(s);
-        let named: Vec<&String> = targets.iter().collect();
+        let named = self.target_candidates(s);
         if let [one] = named.as_slice() {
             // A glass they named is filled where it is; they asked for no more
             // ("and hand it over" asks for that).
-            return Some(((*one).clone(), false));
+            return Some((one.clone(), false));
         }
         if let Some(cup) = self.usual_cup(s) {
             let fresh = !held_by_recipient(&cup);

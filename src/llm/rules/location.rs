@@ -15,12 +15,15 @@ impl RulesBrain {
         let person = slots.person.as_ref().and_then(|p| p.name.clone())?;
         // "It's right in front of you": which thing "it" is, is less sure than
         // where it is said to be; nothing is corrected on a guess.
-        let object = match slots.object.as_ref().filter(|m| !m.referred) {
-            Some(m) => match m.candidates.as_slice() {
-                [one] => one.clone(),
-                _ => return None,
-            },
-            None => return None,
+        let object = match slots
+            .object
+            .as_ref()
+            .filter(|m| !m.referred)?
+            .candidates
+            .as_slice()
+        {
+            [one] => one.clone(),
+            _ => return None,
         };
         let Some(listing) = s.dialogue.find("get_objects") else {
             return Some(vec![call("get_objects", json!({}))]);

@@ -3,6 +3,7 @@
 
 use super::facts::Listed;
 use super::RulesBrain;
+use crate::twin::whereabouts::{self, Whereabouts};
 use crate::understanding::ObjectMention;
 
 impl RulesBrain {
@@ -26,24 +27,23 @@ impl RulesBrain {
         {
             return Some(held.name.clone());
         }
-        let them = world.person(world.person_named(person)?).position;
-        let distance = |name: &str, from: glam::Vec2| {
+        let them = world.person_named(person)?;
+        let at = world.person(them).position;
+        let distance = |name: &str| {
             world.object_named(name).map_or(f32::INFINITY, |id| {
-                world.object_base(id).truncate().distance(from)
+                world.object_base(id).truncate().distance(at)
             })
         };
-        let nearest_person = |name: &str| {
+        let by_them = |name: &str| {
             world
-                .persons()
-                .iter()
-                .min_by(|a, b| distance(name, a.position).total_cmp(&distance(name, b.position)))
-                .map(|p| p.name.clone())
+                .object_named(name)
+                .and_then(|id| whereabouts::of(world, id))
+                == Some(Whereabouts::By(them))
         };
         listed
             .iter()
-            .filter(|o| holds(o) && o.held_by.is_none())
-            .filter(|o| nearest_person(&o.name).as_deref() == Some(person))
-            .min_by(|a, b| distance(&a.name, them).total_cmp(&distance(&b.name, them)))
+            .filter(|o| holds(o) && o.held_by.is_none() && by_them(&o.name))
+            .min_by(|a, b| distance(&a.name).total_cmp(&distance(&b.name)))
             .map(|o| o.name.clone())
     }
 
