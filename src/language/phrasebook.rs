@@ -161,6 +161,11 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("memory.nothing_asked", &[]),
     ("memory.you_told_me", &["facts"]),
     ("memory.last_time", &["deed"]),
+    ("memory.told_me_about_you", &["person", "facts"]),
+    ("memory.deed_handed", &["object", "person"]),
+    ("memory.deed_moved", &["object", "person"]),
+    ("memory.deed_moved_away", &["object", "person"]),
+    ("memory.deed_poured", &["source", "target"]),
     ("memory.told_everyone", &["about", "facts"]),
     ("memory.withheld", &["about"]),
     // Social talk and talk about the robot itself.

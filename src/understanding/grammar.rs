@@ -153,6 +153,10 @@ pub struct Normalize {
     /// "I think that that glass is mine"); any other word said twice is said once.
     #[serde(default)]
     pub repeatable: Vec<String>,
+    /// What an "'s" joined to a word stands for ("schieb's" = "schieb es");
+    /// without it the "'s" is a possessive and dropped ("Felix's glass").
+    #[serde(default)]
+    pub clitic_s: Option<String>,
     /// Words that make the thing after them a landmark for another ("behind
     /// the drill", "hinter dem Karton"): not what an unread turn was about.
     #[serde(default)]

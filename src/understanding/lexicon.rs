@@ -22,6 +22,9 @@ pub struct Context {
     pub robot_addressed: bool,
     /// The object last mentioned in the dialogue.
     pub referent: Option<String>,
+    /// Whether the turn addresses its listener formally ("Sie", "Ihnen"):
+    /// then "Ihre Tasse" with nobody else at the table is the listener's.
+    pub formal: bool,
 }
 
 /// A filled slot.
@@ -276,7 +279,12 @@ impl<'w> Lexicon<'w> {
             "speaker" => context.speaker.clone(),
             "listener" if context.robot_addressed => Some(self.world.robot.name.clone()),
             "listener" => context.listener_person.clone(),
-            "other" => self.other_person(context),
+            "other" => self.other_person(context).or_else(|| {
+                context
+                    .formal
+                    .then(|| context.listener_person.clone())
+                    .flatten()
+            }),
             "robot" => Some(self.world.robot.name.clone()),
             "all" => Some("All".to_string()),
             _ => return None,
@@ -534,7 +542,12 @@ impl<'a, 'w> Filler<'a, 'w> {
         };
         mention.candidates = match place {
             Place::Near(person) => self.nearest_on_the_table(&person, fitting),
-            Place::HeldBy(person) => self.in_hand_of(&person, fitting)?,
+            // "Die Hafermilch, die du da hast" put down since: there is one.
+            Place::HeldBy(person) => match self.in_hand_of(&person, fitting.clone()) {
+                Some(held) => held,
+                None if fitting.len() == 1 => fitting,
+                None => return None,
+            },
             Place::Middle => self.nearest_to_the_middle(fitting),
         };
         mention.said = span.join(" ");
@@ -770,6 +783,11 @@ impl<'a, 'w> Filler<'a, 'w> {
 
     fn person(&self, span: &[String]) -> Option<PersonMention> {
         let said = span.join(" ");
+        // "our guest", "dem Herrn": a person named by a role, as a pronoun.
+        if let Some(role) = self.grammar.normalize.pronouns.get(said.as_str()) {
+            let name = self.lexicon.pronoun(role, self.context)?;
+            return Some(PersonMention { said, name });
+        }
         let word = match span {
             [word] => word,
             [the, word]
@@ -779,10 +797,6 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
             _ => return None,
         };
-        if let Some(role) = self.grammar.normalize.pronouns.get(word.as_str()) {
-            let name = self.lexicon.pronoun(role, self.context)?;
-            return Some(PersonMention { said, name });
-        }
         if word.as_str() == "robot" || self.lexicon.robot_words.contains(word) {
             return Some(PersonMention {
                 said,

@@ -74,10 +74,7 @@ impl MemoryPhrases {
     pub fn read(&self, world: &World, speaker: &str, heard: &str, said: &str) -> Option<MemoryAsk> {
         // Every sentence of a yes is a yes ("Yes, I am sure." reads "i am sure | yes | i am sure").
         let parts: Vec<&str> = heard.split(" | ").map(str::trim).collect();
-        if parts
-            .iter()
-            .all(|part| self.confirm.iter().any(|p| p == part))
-        {
+        if parts.iter().all(|part| self.confirms(part)) {
             return Some(MemoryAsk::Confirm);
         }
         let heard = heard.replace(" | ", " ");
@@ -90,7 +87,13 @@ impl MemoryPhrases {
         }
         // The whole turn, else one of its sentences ("What did Matteo have
         // last time, do you remember?").
-        for text in std::iter::once(heard).chain(parts.iter().copied()) {
+        // As said, too: "weißt du noch" has lost its "noch" in the normalised text.
+        let plain = super::normalize::plain_words(said).join(" ");
+        let as_said = std::iter::once(plain.as_str());
+        for text in std::iter::once(heard)
+            .chain(parts.iter().copied())
+            .chain(as_said)
+        {
             for template in &self.ask {
                 if let Some(who) = match_person(template, text) {
                     let about = self.person_named(world, speaker, &who)?;
@@ -168,7 +171,10 @@ fn match_person(template: &str, heard: &str) -> Option<String> {
     let (before, after) = template.split_once("{person}")?;
     let (before, after) = (before.trim(), after.trim());
     let rest = heard.strip_prefix(before)?.trim();
-    let who = if after.is_empty() {
+    let who = if after == "*" {
+        // "weißt du noch, wie {person} *": whatever follows the person is asked about.
+        rest.split_whitespace().next()?
+    } else if after.is_empty() {
         rest
     } else {
         rest.strip_suffix(after)?.trim()
@@ -177,6 +183,24 @@ fn match_person(template: &str, heard: &str) -> Option<String> {
 }
 
 impl MemoryPhrases {
+    /// Whether `text` is yes phrases one after another ("go ahead wipe it").
+    fn confirms(&self, text: &str) -> bool {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        // can[i]: the first i words are yes phrases.
+        let mut can = vec![false; words.len() + 1];
+        can[0] = true;
+        for end in 1..=words.len() {
+            can[end] = (0..end).any(|start| {
+                can[start]
+                    && self
+                        .confirm
+                        .iter()
+                        .any(|p| p == &words[start..end].join(" "))
+            });
+        }
+        !words.is_empty() && can[words.len()]
+    }
+
     /// The person a word names: the speaker for [`MemoryPhrases::me`], else a name at the table.
     fn person_named(&self, world: &World, speaker: &str, said: &str) -> Option<String> {
         let said = said.trim_matches(|c: char| !c.is_alphanumeric());
@@ -288,6 +312,18 @@ mod tests {
     }
 
     #[test]
+    fn yes_phrases_one_after_another_confirm() {
+        let phrases = MemoryPhrases {
+            confirm: ["yes", "go ahead", "wipe it"].map(String::from).to_vec(),
+            ..MemoryPhrases::default()
+        };
+        assert!(phrases.confirms("go ahead wipe it"));
+        assert!(phrases.confirms("yes"));
+        assert!(!phrases.confirms("go ahead and wipe it"));
+        assert!(!phrases.confirms(""));
+    }
+
+    #[test]
     fn a_person_slot_takes_a_name_or_me() {
         assert_eq!(
             match_person("what does {person} drink", "what does daniel drink").as_deref(),
@@ -303,6 +339,18 @@ mod tests {
         );
         assert_eq!(
             match_person("what does {person} drink", "what do we drink"),
+            None
+        );
+        assert_eq!(
+            match_person(
+                "weißt du noch wie {person} *",
+                "weißt du noch wie ich meinen kaffee trinke"
+            )
+            .as_deref(),
+            Some("ich")
+        );
+        assert_eq!(
+            match_person("weißt du noch wie {person} *", "weißt du noch wie"),
             None
         );
     }

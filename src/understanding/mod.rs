@@ -199,6 +199,7 @@ impl Understanding {
             .filter_map(|variants| variants.last().map(normalize::Words::text))
             .collect::<Vec<_>>()
             .join(" | ");
+        context.formal = self.addresses_formally(&heard);
         let mut best: Option<(Score, Reading)> = None;
         // Per sentence: its words, and whether the whole or a clause of it was read.
         let mut sentences: Vec<(String, bool)> = Vec::new();
@@ -900,6 +901,7 @@ fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> 
         listener_person,
         robot_addressed,
         referent,
+        formal: false,
     }
 }
 

@@ -85,7 +85,10 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         for word in plain_words(chunk) {
             let spelt = match rules.contractions.get(&word) {
                 Some(full) => plain_words(full),
-                None => vec![word.strip_suffix("'s").unwrap_or(&word).replace('\'', "")],
+                None => match (word.strip_suffix("'s"), &rules.clitic_s) {
+                    (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.clone()],
+                    (stem, _) => vec![stem.unwrap_or(&word).replace('\'', "")],
+                },
             };
             let translated = spelt
                 .into_iter()
@@ -342,6 +345,18 @@ mod tests {
             one("Don't give me the cola!", "x").join(" "),
             "do not give me the cola"
         );
+    }
+
+    #[test]
+    fn an_apostrophe_s_is_a_word_where_the_language_says_so() {
+        let german = Normalize {
+            clitic_s: Some("es".to_string()),
+            ..rules()
+        };
+        let read = sentences(&german, "Schieb's mir zu", &[]);
+        let words = read.first().and_then(|v| v.last()).map(|w| w.text());
+        assert_eq!(words.as_deref(), Some("schieb es mir zu"));
+        assert_eq!(one("Pass Felix's glass", "x").join(" "), "pass felix glass");
     }
 
     #[test]

@@ -2064,3 +2064,41 @@ fn a_name_heard_first_without_a_comma_may_be_the_subject() {
     );
     assert_eq!(summary(&request), "give object=cola_bottle recipient=Felix");
 }
+
+#[test]
+fn german_formal_ihre_is_the_listeners_and_a_guest_is_a_person() {
+    let german = german();
+    let cup = in_dialogue_with(
+        &german,
+        "coffee",
+        &[],
+        (
+            "Felix",
+            "Daniel",
+            "Ihre Tasse ist ja schon leer. Soll ich Ihnen nachschenken lassen?",
+        ),
+    );
+    assert_eq!(summary(&cup), "state_contents object=small_cup fill=empty");
+    // Without "Sie" nobody else sits at the table: "ihre" names no one.
+    let hers = in_dialogue_with(
+        &german,
+        "coffee",
+        &[],
+        ("Felix", "Daniel", "Ihre Tasse ist ja schon leer."),
+    );
+    assert_ne!(summary(&hers), "state_contents object=small_cup fill=empty");
+    let guest = in_dialogue_with(
+        &german,
+        "dinner",
+        &[],
+        (
+            "Felix",
+            "the_robot",
+            "Schenken Sie dem Herrn einen Schluck Rotwein ins große Glas ein.",
+        ),
+    );
+    assert_eq!(
+        summary(&guest),
+        "pour source=wine_bottle target=large_glass recipient=Daniel"
+    );
+}

@@ -44,9 +44,12 @@ impl RulesBrain {
         // "Something to drink" names no drink: ask among all of them.
         // Between people, the listener can ask; only the robot asked asks itself.
         let mention = mention.filter(|m| !(s.robot_addressed && self.is_category(&m.said)));
-        // "Top me up": more of what is in their glass.
+        // "Top me up": more of what is in their glass; "pour me one too, into
+        // the big cup", its glass empty: one of what was poured last.
         let mention = match (mention, reading.act) {
-            (None, Act::Pour) => self.refill(self.named_target(s).as_deref(), &listed, &asked_for),
+            (None, Act::Pour) => self
+                .refill(self.named_target(s).as_deref(), &listed, &asked_for)
+                .or_else(|| self.same_drink(s)),
             (mention, _) => mention,
         };
         let Some(mention) = mention else {

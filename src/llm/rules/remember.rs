@@ -126,7 +126,13 @@ impl RulesBrain {
         let speech = &self.speech;
         let about_slot: &[(&str, &str)] = &[("about", &about)];
         let facts = facts.join("; ");
-        let mut text = if facts.is_empty() && !(own && done.result.contains("- episode")) {
+        let hearsay = if own {
+            hearsay_facts(&done.result)
+        } else {
+            Vec::new()
+        };
+        let episode = done.result.lines().find(|l| l.starts_with("- episode"));
+        let mut text = if facts.is_empty() && !(own && (episode.is_some() || !hearsay.is_empty())) {
             if own {
                 speech.say("memory.nothing_about_you", &[])
             } else if withheld {
@@ -135,16 +141,24 @@ impl RulesBrain {
                 speech.say("memory.nothing_about", about_slot)
             }
         } else if own {
-            let mut t = if facts.is_empty() {
-                speech.say("memory.nothing_asked", &[])
-            } else {
-                speech.say("memory.you_told_me", &[("facts", &facts)])
-            };
-            if let Some(e) = done.result.lines().find(|l| l.starts_with("- episode")) {
-                let deed = episode_deed(e);
-                t = format!("{t} {}", speech.say("memory.last_time", &[("deed", &deed)]));
+            let mut told = Vec::new();
+            if !facts.is_empty() {
+                told.push(speech.say("memory.you_told_me", &[("facts", &facts)]));
             }
-            t
+            // What others said about them is theirs to hear, said as hearsay.
+            for (teller, fact) in &hearsay {
+                told.push(speech.say(
+                    "memory.told_me_about_you",
+                    &[("person", teller), ("facts", fact)],
+                ));
+            }
+            if told.is_empty() {
+                told.push(speech.say("memory.nothing_asked", &[]));
+            }
+            if let Some(deed) = episode.and_then(|e| self.episode_deed(e)) {
+                told.push(speech.say("memory.last_time", &[("deed", &deed)]));
+            }
+            told.join(" ")
         } else {
             speech.say(
                 "memory.told_everyone",
@@ -444,15 +458,61 @@ fn poured_into(line: &str) -> Option<String> {
     (!cup.is_empty()).then(|| cup.to_string())
 }
 
-/// "I handed red_glass to Daniel" from an episode line, in natural words.
-fn episode_deed(line: &str) -> String {
-    let deed = line.split_once("] I ").map_or(line, |(_, d)| d);
-    let deed = deed
-        .split(" (")
-        .next()
-        .unwrap_or(deed)
-        .trim_end_matches('.');
-    format!("I {}", deed.replace('_', " "))
+/// What others said about the person: (who said it, the fact), from a recall's lines
+/// ("- fact 1 [drink] Felix said about Daniel on DAY (not confirmed by Daniel): ...").
+fn hearsay_facts(result: &str) -> Vec<(String, String)> {
+    result
+        .lines()
+        .filter_map(|l| l.strip_prefix("- fact "))
+        .filter_map(|l| {
+            let (_, told) = l.split_once("] ")?;
+            let (teller, rest) = told.split_once(" said about ")?;
+            let (_, fact) = rest.split_once("): ")?;
+            Some((teller.to_string(), fact.to_string()))
+        })
+        .collect()
+}
+
+impl RulesBrain {
+    /// The first deed of an episode line ("... I handed red_glass to Daniel,
+    /// then ..."), in the robot's words; `None` for a deed it has no words for.
+    fn episode_deed(&self, line: &str) -> Option<String> {
+        let deed = line.split_once("] I ")?.1;
+        let deed = deed.split([',', '(', '.']).next()?.trim();
+        let thing = |name: &str| self.speech.object(name.trim());
+        let (key, slots): (&str, Vec<(&str, String)>) =
+            if let Some(rest) = deed.strip_prefix("handed ") {
+                let (object, person) = rest.split_once(" to ")?;
+                (
+                    "memory.deed_handed",
+                    vec![("object", thing(object)), ("person", person.to_string())],
+                )
+            } else if let Some(rest) = deed.strip_prefix("poured ") {
+                let (source, target) = rest.split_once(" into ")?;
+                (
+                    "memory.deed_poured",
+                    vec![("source", thing(source)), ("target", thing(target))],
+                )
+            } else if let Some(rest) = deed.strip_prefix("moved ") {
+                match rest.split_once(" away from ") {
+                    Some((object, person)) => (
+                        "memory.deed_moved_away",
+                        vec![("object", thing(object)), ("person", person.to_string())],
+                    ),
+                    None => {
+                        let (object, person) = rest.split_once(" to ")?;
+                        (
+                            "memory.deed_moved",
+                            vec![("object", thing(object)), ("person", person.to_string())],
+                        )
+                    }
+                }
+            } else {
+                return None;
+            };
+        let slots: Vec<(&str, &str)> = slots.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Some(self.speech.say(key, &slots))
+    }
 }
 
 fn mentions(line: &str, name: &str) -> bool {
