@@ -153,6 +153,10 @@ pub struct Normalize {
     /// "I think that that glass is mine"); any other word said twice is said once.
     #[serde(default)]
     pub repeatable: Vec<String>,
+    /// Words that make a thing the other of its kind ("the other one", "das
+    /// andere Glas"): not the one talked of last.
+    #[serde(default)]
+    pub other: Vec<String>,
     /// What an "'s" joined to a word stands for ("schieb's" = "schieb es");
     /// without it the "'s" is a possessive and dropped ("Felix's glass").
     #[serde(default)]

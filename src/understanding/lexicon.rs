@@ -339,8 +339,10 @@ impl<'a, 'w> Filler<'a, 'w> {
         let rules = &self.grammar.normalize;
         let said = span.join(" ");
         let mut owner = None;
+        let mut other = false;
         let mut rest = span;
         while let Some((first, tail)) = rest.split_first() {
+            other |= rules.other.contains(first);
             if let Some(role) = rules.possessives.get(first) {
                 owner = self.lexicon.pronoun(role, self.context).flatten();
             } else if !rules.determiners.contains(first) {
@@ -357,17 +359,22 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
         let phrase = rest.join(" ");
         if (rules.referring.contains(&phrase)
+            || (rest.is_empty() && other)
             || (rest.is_empty() && span.len() == 1 && rules.referring.contains(&said)))
             && !rules.not_referring.contains(&said)
         {
             let referent = self.context.referent.clone()?;
+            let candidates = match other {
+                true => self.others_of_its_kind(&referent),
+                false => vec![referent.clone()],
+            };
             return Some(ObjectMention {
                 said,
-                candidates: vec![referent.clone()],
+                every: candidates.clone(),
+                candidates,
                 owner,
-                referred: true,
+                referred: !other,
                 left_out: None,
-                every: vec![referent.clone()],
             });
         }
         // "two jars of jam", "the bottle of water": the jam jars, the water bottle.
@@ -437,11 +444,19 @@ impl<'a, 'w> Filler<'a, 'w> {
             // "My cup" says whose, not which was named last.
             Some(named)
                 if referent
+                    && !other
                     && owner.is_none()
                     && candidates.len() > 1
                     && candidates.contains(named) =>
             {
                 vec![named.clone()]
+            }
+            _ => candidates,
+        };
+        // "The other glass": not the one talked of last.
+        let candidates = match &self.context.referent {
+            Some(named) if other && candidates.len() > 1 => {
+                candidates.into_iter().filter(|c| c != named).collect()
             }
             _ => candidates,
         };
@@ -675,6 +690,23 @@ impl<'a, 'w> Filler<'a, 'w> {
             .map(|o| o.name.clone())
             .collect();
         (!vessels.is_empty()).then(|| self.nearest_to(person, vessels))
+    }
+
+    /// The things of `name`'s kind but it ("the other one" after the small beaker).
+    fn others_of_its_kind(&self, name: &str) -> Vec<String> {
+        let world = self.lexicon.world;
+        let Some(kind) = world
+            .object_named(name)
+            .map(|id| &world.object(id).kind.name)
+        else {
+            return Vec::new();
+        };
+        world
+            .objects()
+            .iter()
+            .filter(|o| &o.kind.name == kind && o.name != name)
+            .map(|o| o.name.clone())
+            .collect()
     }
 
     /// Of `candidates`, those `person` holds; `None` when they hold none of them.

@@ -628,7 +628,8 @@ fn follow_up(
             .and_then(|name| world.object_named(name))
             .map(|id| world.object(id));
         let holds_drink = thing.is_some_and(|o| o.contains.is_some());
-        let vessel = thing.is_some_and(|o| o.kind.drinking_vessel);
+        // Anything one pours into: a glass, or a beaker at a lab bench.
+        let vessel = thing.is_some_and(|o| o.kind.drinking_vessel || o.kind.container);
         match (pouring, holds_drink, vessel) {
             (true, true, _) if !bare => slots.source = Some(object),
             (true, false, true) => target = Some(object),
