@@ -153,6 +153,10 @@ pub struct Normalize {
     /// "I think that that glass is mine"); any other word said twice is said once.
     #[serde(default)]
     pub repeatable: Vec<String>,
+    /// Words that describe a thing by what it has or holds ("the glass with
+    /// the star", "die Flasche mit dem roten Etikett"): read as "the star glass".
+    #[serde(default)]
+    pub with: Vec<String>,
     /// Words that make a thing the other of its kind ("the other one", "das
     /// andere Glas"): not the one talked of last.
     #[serde(default)]

@@ -388,6 +388,22 @@ impl<'a, 'w> Filler<'a, 'w> {
                 return Some(mention);
             }
         }
+        // "The glass with the star", "the one with the moon": the star glass, the moon one.
+        if let Some(with) = rest.iter().position(|w| rules.with.contains(w)) {
+            let has: Vec<String> = rest[with + 1..]
+                .iter()
+                .skip_while(|w| rules.determiners.contains(*w))
+                .cloned()
+                .collect();
+            let head = rest[..with].iter().filter(|w| *w != "one" && *w != "ones");
+            if with > 0 && !has.is_empty() {
+                let turned: Vec<String> = has.iter().chain(head).cloned().collect();
+                let mut mention = self.object(&turned, false)?;
+                mention.said = said;
+                mention.owner = owner.or(mention.owner);
+                return Some(mention);
+            }
+        }
         if let [head @ .., last] = rest {
             if (last == "one" || last == "ones") && !head.is_empty() {
                 rest = head;

@@ -207,6 +207,8 @@ impl Understanding {
         let mut clauses = Clauses::default();
         // Objects named by sentences no template read, with the sentence.
         let mut introduced: Vec<(usize, String)> = Vec::new();
+        // The one object each read part is about, with the sentence.
+        let mut things_named: Vec<(usize, String)> = Vec::new();
         // The first part read as naming what the table lacks, and the part read best.
         let mut lacking: Option<(usize, String)> = None;
         let mut best_part = 0;
@@ -239,6 +241,9 @@ impl Understanding {
                 }
             }
             if let Some((score, reading)) = part_best {
+                if let Some(named) = reading.main_object().and_then(ObjectMention::resolved) {
+                    things_named.push((first.sentence, named.to_string()));
+                }
                 if let Some(named) = reading.referent() {
                     context.referent = Some(named.to_string());
                 } else if names_what_the_table_lacks(&reading) {
@@ -287,6 +292,21 @@ impl Understanding {
                     sentences[*sentence].1 = true;
                 }
             }
+        }
+        // "Pour me some riesling? The glass with the star is mine.": the one
+        // vessel another sentence names is the cup the pour left open.
+        if let Some((_, reading)) = &mut best {
+            let best_sentence = parts[best_part].first().map(|w| w.sentence);
+            let elsewhere: Vec<&(usize, String)> = things_named
+                .iter()
+                .chain(&introduced)
+                .filter(|(sentence, _)| Some(*sentence) != best_sentence)
+                .collect();
+            if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere) {
+                reading.slots.target = Some(target);
+                sentences[sentence].1 = true;
+            }
+            narrow_to_the_holder(world, reading);
         }
         // A sentence not read that names nothing at the table ("the worst.")
         // cannot change what the turn asks.
@@ -885,6 +905,77 @@ fn names_what_the_table_lacks(reading: &Reading) -> bool {
     reading
         .main_object()
         .is_some_and(|o| !o.referred && o.candidates.is_empty())
+}
+
+/// "Is there any cola zero left in the bottle?": of the bottles, the one
+/// that holds what the question names.
+fn narrow_to_the_holder(world: &World, reading: &mut Reading) {
+    let (Act::AskContents, Some(liquid)) = (reading.act, reading.slots.liquid.clone()) else {
+        return;
+    };
+    let Some(object) = reading.slots.object.as_mut() else {
+        return;
+    };
+    let holds = |name: &String| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).contains.as_deref() == Some(liquid.as_str()))
+    };
+    if object.resolved().is_some_and(|one| holds(&one.to_string())) {
+        return;
+    }
+    let holders: Vec<String> = object.every.iter().filter(|n| holds(n)).cloned().collect();
+    if let [one] = holders.as_slice() {
+        object.candidates = vec![one.clone()];
+    }
+}
+
+/// For a pour whose cup is not said or not told apart ("into the glass"),
+/// the one vessel the turn's other sentences name, and which sentence.
+fn target_elsewhere(
+    world: &World,
+    reading: &Reading,
+    elsewhere: &[&(usize, String)],
+) -> Option<(usize, ObjectMention)> {
+    if reading.act != Act::Pour {
+        return None;
+    }
+    let open = reading
+        .slots
+        .target
+        .as_ref()
+        .is_none_or(|t| t.resolved().is_none());
+    let source = reading
+        .slots
+        .source
+        .as_ref()
+        .and_then(ObjectMention::resolved);
+    let vessel = |name: &str| {
+        world.object_named(name).is_some_and(|id| {
+            let o = world.object(id);
+            o.kind.drinking_vessel || (o.kind.container && o.contains.is_none())
+        })
+    };
+    let mut vessels: Vec<&&(usize, String)> = elsewhere
+        .iter()
+        .filter(|(_, name)| Some(name.as_str()) != source && vessel(name))
+        .collect();
+    // A sentence and its clause name the same.
+    vessels.dedup_by(|a, b| a.1 == b.1);
+    match vessels.as_slice() {
+        [(sentence, name)] if open => Some((
+            *sentence,
+            ObjectMention {
+                said: name.clone(),
+                candidates: vec![name.clone()],
+                owner: None,
+                referred: true,
+                left_out: None,
+                every: vec![name.clone()],
+            },
+        )),
+        _ => None,
+    }
 }
 
 fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> Context {

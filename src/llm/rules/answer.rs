@@ -7,6 +7,21 @@ use super::{call, Calls, RulesBrain, Situation};
 use crate::language::capitalised;
 use crate::understanding::{Act, ObjectMention};
 
+/// Whether the busy listener holds only what the question is about ("Is
+/// there water?" to the one holding the carafe): their hands do not keep
+/// them from answering.
+fn holds_only_the_asked(s: &Situation<'_>, busy: &str) -> bool {
+    let Some(asked) = s.reading.slots.object.as_ref() else {
+        return false;
+    };
+    let Some((_, held)) = busy.split_once(" is holding ") else {
+        return false;
+    };
+    held.trim_end_matches('.')
+        .split(" and ")
+        .all(|thing| asked.candidates.iter().any(|c| c == thing))
+}
+
 impl RulesBrain {
     /// Whether a question is the robot's to answer: asked, or the listener is
     /// busy. `Err` carries the check to make first.
@@ -22,7 +37,9 @@ impl RulesBrain {
                 "is_person_busy_or_idle",
                 json!({"person_name": receiver}),
             )])),
-            Some(check) => Ok(check.result.contains("is busy")),
+            Some(check) => {
+                Ok(check.result.contains("is busy") && !holds_only_the_asked(s, &check.result))
+            }
         }
     }
 
