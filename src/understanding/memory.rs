@@ -129,7 +129,8 @@ impl MemoryPhrases {
                     .iter()
                     .filter(|p| ends(heard, p).or_else(|| ends(&plain, p)).is_some())
                     .max_by_key(|p| p.len())?;
-                words_before(said, phrase)?
+                let fact = words_before(said, phrase)?;
+                self.without_a_trailing_lead(&fact)
             }
         };
         let first = fact.split_whitespace().next().unwrap_or_default();
@@ -168,21 +169,52 @@ impl MemoryPhrases {
 
 /// The person word(s) where the template has `{person}`.
 fn match_person(template: &str, heard: &str) -> Option<String> {
-    let (before, after) = template.split_once("{person}")?;
-    let (before, after) = (before.trim(), after.trim());
-    let rest = heard.strip_prefix(before)?.trim();
-    let who = if after == "*" {
-        // "weißt du noch, wie {person} *": whatever follows the person is asked about.
-        rest.split_whitespace().next()?
-    } else if after.is_empty() {
-        rest
-    } else {
-        rest.strip_suffix(after)?.trim()
-    };
-    (!who.is_empty() && who.split_whitespace().count() <= 2).then(|| who.to_string())
+    let template: Vec<&str> = template.split_whitespace().collect();
+    let heard: Vec<&str> = heard.split_whitespace().collect();
+    person_in(&template, &heard)
+}
+
+/// Matches `heard` against `template` word by word: `*` is one word (any
+/// words when it ends the template), `{person}` one or two words, returned.
+fn person_in(template: &[&str], heard: &[&str]) -> Option<String> {
+    match template.split_first() {
+        None => heard.is_empty().then(String::new),
+        Some((&"*", [])) => (!heard.is_empty()).then(String::new),
+        Some((&"*", rest)) => person_in(rest, heard.get(1..)?),
+        Some((&"{person}", rest)) => (1..=2.min(heard.len())).find_map(|n| {
+            person_in(rest, &heard[n..])?;
+            Some(heard[..n].join(" "))
+        }),
+        Some((word, rest)) => (heard.first()? == word)
+            .then(|| person_in(rest, &heard[1..]))
+            .flatten(),
+    }
 }
 
 impl MemoryPhrases {
+    /// The fact without a request's opening left at its end ("..., near me.
+    /// Please" before "remember that").
+    fn without_a_trailing_lead(&self, fact: &str) -> String {
+        let fact = fact.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let ends_with = |lead: &&String| {
+            let cut = fact.len().saturating_sub(lead.len() + 1);
+            fact.is_char_boundary(cut)
+                && fact[cut..].starts_with(|c: char| !c.is_alphanumeric())
+                && fact[cut + 1..].eq_ignore_ascii_case(lead)
+        };
+        match self
+            .remember_leads
+            .iter()
+            .filter(ends_with)
+            .max_by_key(|l| l.len())
+        {
+            Some(lead) => fact[..fact.len() - lead.len()]
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_string(),
+            None => fact.to_string(),
+        }
+    }
+
     /// Whether `text` is yes phrases one after another ("go ahead wipe it").
     fn confirms(&self, text: &str) -> bool {
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -309,6 +341,23 @@ mod tests {
             words_before("Über Çay: İch mag ihn, merk dir das", "merk dir das").as_deref(),
             Some("über çay: i̇ch mag ihn")
         );
+    }
+
+    #[test]
+    fn a_request_left_before_the_phrase_is_no_part_of_the_fact() {
+        let phrases = MemoryPhrases {
+            remember_leads: ["please", "can you"].map(String::from).to_vec(),
+            ..MemoryPhrases::default()
+        };
+        assert_eq!(
+            phrases.without_a_trailing_lead("No latex near me. Please"),
+            "No latex near me"
+        );
+        assert_eq!(
+            phrases.without_a_trailing_lead("İ like tea. Can you"),
+            "İ like tea"
+        );
+        assert_eq!(phrases.without_a_trailing_lead("Please"), "Please");
     }
 
     #[test]

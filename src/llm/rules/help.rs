@@ -537,6 +537,15 @@ impl RulesBrain {
                 .any(|o| o.name == name && o.contains.is_some())
     }
 
+    /// A drinking vessel, or an empty container set out to be filled (a
+    /// beaker at a lab bench): what a drink is poured into.
+    pub(super) fn receives(&self, name: &str) -> bool {
+        self.world.object_named(name).is_some_and(|id| {
+            let o = self.world.object(id);
+            o.kind.drinking_vessel || (o.kind.container && o.contains.is_none())
+        })
+    }
+
     pub(super) fn is_vessel(&self, name: &str) -> bool {
         self.world
             .object_named(name)

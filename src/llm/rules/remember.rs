@@ -425,7 +425,7 @@ impl RulesBrain {
             self.preference(fact)
                 .wanted
                 .into_iter()
-                .find(|w| self.is_vessel(w))
+                .find(|w| self.receives(w))
         })
     }
 
