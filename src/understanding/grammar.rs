@@ -157,6 +157,9 @@ pub struct Normalize {
     /// the star", "die Flasche mit dem roten Etikett"): read as "the star glass".
     #[serde(default)]
     pub with: Vec<String>,
+    /// Words said before a person's name ("Uncle Emeka", "Frau Weber").
+    #[serde(default)]
+    pub titles: Vec<String>,
     /// Words that make a thing the other of its kind ("the other one", "das
     /// andere Glas"): not the one talked of last.
     #[serde(default)]

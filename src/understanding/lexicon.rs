@@ -843,6 +843,14 @@ impl<'a, 'w> Filler<'a, 'w> {
             {
                 word
             }
+            // "dem Daniel", "Uncle Emeka": a name after an article or a title.
+            [before, word]
+                if (self.grammar.normalize.determiners.contains(before)
+                    || self.grammar.normalize.titles.contains(before))
+                    && self.lexicon.person_words.contains(word) =>
+            {
+                word
+            }
             _ => return None,
         };
         if word.as_str() == "robot" || self.lexicon.robot_words.contains(word) {
