@@ -399,6 +399,10 @@ impl<'a, 'w> Filler<'a, 'w> {
             if with > 0 && !has.is_empty() {
                 let turned: Vec<String> = has.iter().chain(head).cloned().collect();
                 let mut mention = self.object(&turned, false)?;
+                // "the red glass with Ben" (fanta misheard) tells nothing apart.
+                if mention.left_out.is_some() {
+                    return None;
+                }
                 mention.said = said;
                 mention.owner = owner.or(mention.owner);
                 return Some(mention);
