@@ -198,6 +198,12 @@ impl Object {
         })
     }
 
+    /// Whether a drink is poured into it: a drinking vessel, or an empty
+    /// container set out to be filled (a beaker at a lab bench).
+    pub fn receives_a_drink(&self) -> bool {
+        self.kind.drinking_vessel || (self.kind.container && self.contains.is_none())
+    }
+
     /// Whether it holds `liquid`, as its drink or added to it.
     pub fn holds(&self, liquid: &str) -> bool {
         self.contains.as_deref() == Some(liquid) || self.added.iter().any(|a| a == liquid)

@@ -648,8 +648,7 @@ fn follow_up(
             .and_then(|name| world.object_named(name))
             .map(|id| world.object(id));
         let holds_drink = thing.is_some_and(|o| o.contains.is_some());
-        // Anything one pours into: a glass, or a beaker at a lab bench.
-        let vessel = thing.is_some_and(|o| o.kind.drinking_vessel || o.kind.container);
+        let vessel = thing.is_some_and(|o| o.receives_a_drink());
         match (pouring, holds_drink, vessel) {
             (true, true, _) if !bare => slots.source = Some(object),
             (true, false, true) => target = Some(object),
@@ -916,12 +915,12 @@ fn narrow_to_the_holder(world: &World, reading: &mut Reading) {
     let Some(object) = reading.slots.object.as_mut() else {
         return;
     };
-    let holds = |name: &String| {
+    let holds = |name: &str| {
         world
             .object_named(name)
             .is_some_and(|id| world.object(id).contains.as_deref() == Some(liquid.as_str()))
     };
-    if object.resolved().is_some_and(|one| holds(&one.to_string())) {
+    if object.resolved().is_some_and(holds) {
         return;
     }
     let holders: Vec<String> = object.every.iter().filter(|n| holds(n)).cloned().collect();
@@ -951,10 +950,9 @@ fn target_elsewhere(
         .as_ref()
         .and_then(ObjectMention::resolved);
     let vessel = |name: &str| {
-        world.object_named(name).is_some_and(|id| {
-            let o = world.object(id);
-            o.kind.drinking_vessel || (o.kind.container && o.contains.is_none())
-        })
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).receives_a_drink())
     };
     let mut vessels: Vec<&&(usize, String)> = elsewhere
         .iter()
@@ -966,12 +964,8 @@ fn target_elsewhere(
         [(sentence, name)] if open => Some((
             *sentence,
             ObjectMention {
-                said: name.clone(),
-                candidates: vec![name.clone()],
-                owner: None,
                 referred: true,
-                left_out: None,
-                every: vec![name.clone()],
+                ..ObjectMention::only(name.clone(), name)
             },
         )),
         _ => None,

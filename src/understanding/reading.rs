@@ -181,6 +181,18 @@ pub struct ObjectMention {
 }
 
 impl ObjectMention {
+    /// Words that mean exactly one scene object, `name`.
+    pub fn only(said: String, name: &str) -> Self {
+        ObjectMention {
+            said,
+            candidates: vec![name.to_string()],
+            owner: None,
+            referred: false,
+            every: vec![name.to_string()],
+            left_out: None,
+        }
+    }
+
     /// Every object the words fit, before "that one" narrowed them (what a count counts).
     pub fn every_fitting(&self) -> &[String] {
         if self.every.is_empty() {

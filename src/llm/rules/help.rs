@@ -540,10 +540,9 @@ impl RulesBrain {
     /// A drinking vessel, or an empty container set out to be filled (a
     /// beaker at a lab bench): what a drink is poured into.
     pub(super) fn receives(&self, name: &str) -> bool {
-        self.world.object_named(name).is_some_and(|id| {
-            let o = self.world.object(id);
-            o.kind.drinking_vessel || (o.kind.container && o.contains.is_none())
-        })
+        self.world
+            .object_named(name)
+            .is_some_and(|id| self.world.object(id).receives_a_drink())
     }
 
     pub(super) fn is_vessel(&self, name: &str) -> bool {

@@ -63,13 +63,6 @@ impl RulesBrain {
         let source = listed
             .iter()
             .find(|o| !self.is_vessel(&o.name) && o.contains.as_deref() == Some(drink.as_str()))?;
-        Some(ObjectMention {
-            said: drink,
-            candidates: vec![source.name.clone()],
-            owner: None,
-            referred: false,
-            every: vec![source.name.clone()],
-            left_out: None,
-        })
+        Some(ObjectMention::only(drink, &source.name))
     }
 }

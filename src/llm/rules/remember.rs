@@ -479,39 +479,40 @@ impl RulesBrain {
     fn episode_deed(&self, line: &str) -> Option<String> {
         let deed = line.split_once("] I ")?.1;
         let deed = deed.split([',', '(', '.']).next()?.trim();
-        let thing = |name: &str| self.speech.object(name.trim());
-        let (key, slots): (&str, Vec<(&str, String)>) =
-            if let Some(rest) = deed.strip_prefix("handed ") {
-                let (object, person) = rest.split_once(" to ")?;
-                (
-                    "memory.deed_handed",
-                    vec![("object", thing(object)), ("person", person.to_string())],
-                )
-            } else if let Some(rest) = deed.strip_prefix("poured ") {
-                let (source, target) = rest.split_once(" into ")?;
-                (
-                    "memory.deed_poured",
-                    vec![("source", thing(source)), ("target", thing(target))],
-                )
-            } else if let Some(rest) = deed.strip_prefix("moved ") {
-                match rest.split_once(" away from ") {
-                    Some((object, person)) => (
-                        "memory.deed_moved_away",
-                        vec![("object", thing(object)), ("person", person.to_string())],
-                    ),
-                    None => {
-                        let (object, person) = rest.split_once(" to ")?;
-                        (
-                            "memory.deed_moved",
-                            vec![("object", thing(object)), ("person", person.to_string())],
-                        )
-                    }
-                }
-            } else {
-                return None;
-            };
-        let slots: Vec<(&str, &str)> = slots.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        Some(self.speech.say(key, &slots))
+        // How the memory store writes each deed (`done_sentence`), and its
+        // slots: the first a thing, the second a person or (a target) a thing.
+        const DEEDS: [(&str, &str, &str, [&str; 2]); 4] = [
+            (
+                "handed ",
+                " to ",
+                "memory.deed_handed",
+                ["object", "person"],
+            ),
+            (
+                "poured ",
+                " into ",
+                "memory.deed_poured",
+                ["source", "target"],
+            ),
+            (
+                "moved ",
+                " away from ",
+                "memory.deed_moved_away",
+                ["object", "person"],
+            ),
+            ("moved ", " to ", "memory.deed_moved", ["object", "person"]),
+        ];
+        DEEDS
+            .iter()
+            .find_map(|(verb, joint, key, [first, second])| {
+                let (one, other) = deed.strip_prefix(verb)?.split_once(joint)?;
+                let one = self.speech.object(one.trim());
+                let other = match *second {
+                    "person" => other.to_string(),
+                    _ => self.speech.object(other.trim()),
+                };
+                Some(self.speech.say(key, &[(first, &one), (second, &other)]))
+            })
     }
 }
 
