@@ -233,7 +233,14 @@ impl super::RulesBrain {
                     .say("robot_reason.out_of_reach", &[("object", &thing)]),
             );
         }
-        let things: Option<Vec<String>> = ids.iter().map(|id| self.thing_named(id)).collect();
+        // A person sitting in the way blocks too, and is said by name.
+        let things: Option<Vec<String>> = ids
+            .iter()
+            .map(|id| {
+                self.thing_named(id)
+                    .or_else(|| self.world.person_named(id).map(|_| id.to_string()))
+            })
+            .collect();
         let things = self.speech.and_list(&things?);
         Some(self.speech.say(
             "robot_reason.blocked",
@@ -455,6 +462,13 @@ mod tests {
         assert_eq!(
             en.robot_reason(one_arm, "All"),
             "the cola bottle is blocked on every side by the fanta bottle"
+        );
+        // A person sitting in the way is a blocker said by name.
+        let by_person = "the_robot cannot reach cola_bottle: blocked by fanta_bottle and Felix on \
+                         every side; blocked by red_glass on every side.";
+        assert_eq!(
+            en.robot_reason(by_person, "All"),
+            "the cola bottle is blocked on every side by the fanta bottle, Felix and the red glass"
         );
         // A text the check does not write stays as it is.
         assert_eq!(

@@ -925,9 +925,18 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
             _ => None,
         });
     if let Some(reason) = blocked {
+        // A thing beyond both arms' workspace is first of all out of reach:
+        // that is what a person asking for it needs to hear, not its size.
+        let beyond = crate::twin::robot_reach::arms(world, object)
+            .iter()
+            .all(|a| !a.reachable);
+        let reason_of = |k: usize| match beyond && !reason.starts_with("held by") {
+            true => format!("out of reach of the {} arm", hand_of(arms[k]).as_str()),
+            false => reason.clone(),
+        };
         return vec![
-            (hand_of(arms[0]), false, reason.clone()),
-            (hand_of(arms[1]), false, reason),
+            (hand_of(arms[0]), false, reason_of(0)),
+            (hand_of(arms[1]), false, reason_of(1)),
         ];
     }
     let state = PlanState {
