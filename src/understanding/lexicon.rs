@@ -357,6 +357,26 @@ impl<'a, 'w> Filler<'a, 'w> {
         if let Some(mention) = self.plain_one(rest, &said, owner.clone()) {
             return Some(mention);
         }
+        // "A drop in mine": a thing of the kind just talked of, theirs; only
+        // after a word such as "in" ("that's mine" says whose, not which).
+        let after_modifying = self
+            .words
+            .windows(2)
+            .any(|w| rules.modifying.contains(&w[0]) && span.first() == Some(&w[1]));
+        if let (true, Some(owner)) = (
+            rest.is_empty() && span.len() == 1 && after_modifying,
+            &owner,
+        ) {
+            let candidates = self.ones_like_the_referent();
+            return Some(ObjectMention {
+                said,
+                every: candidates.clone(),
+                candidates,
+                owner: Some(owner.clone()),
+                referred: false,
+                left_out: None,
+            });
+        }
         let phrase = rest.join(" ");
         if (rules.referring.contains(&phrase)
             || (rest.is_empty() && other)
@@ -710,6 +730,30 @@ impl<'a, 'w> Filler<'a, 'w> {
             .map(|o| o.name.clone())
             .collect();
         (!vessels.is_empty()).then(|| self.nearest_to(person, vessels))
+    }
+
+    /// What "mine" stands for after "in": the things of the kind just talked
+    /// of when a drink is poured into it, else everything a drink is poured into.
+    fn ones_like_the_referent(&self) -> Vec<String> {
+        let world = self.lexicon.world;
+        let receives = |name: &str| {
+            world
+                .object_named(name)
+                .is_some_and(|id| world.object(id).receives_a_drink())
+        };
+        match self.context.referent.as_deref().filter(|r| receives(r)) {
+            Some(referent) => {
+                let mut kind = self.others_of_its_kind(referent);
+                kind.push(referent.to_string());
+                kind
+            }
+            None => world
+                .objects()
+                .iter()
+                .filter(|o| o.receives_a_drink())
+                .map(|o| o.name.clone())
+                .collect(),
+        }
     }
 
     /// The things of `name`'s kind but it ("the other one" after the small beaker).

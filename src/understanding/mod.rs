@@ -307,6 +307,7 @@ impl Understanding {
                 sentences[sentence].1 = true;
             }
             narrow_to_the_holder(world, reading);
+            pour_from_the_bottle(world, reading);
         }
         // A sentence not read that names nothing at the table ("the worst.")
         // cannot change what the turn asks.
@@ -926,6 +927,35 @@ fn narrow_to_the_holder(world: &World, reading: &mut Reading) {
     let holders: Vec<String> = object.every.iter().filter(|n| holds(n)).cloned().collect();
     if let [one] = holders.as_slice() {
         object.candidates = vec![one.clone()];
+    }
+}
+
+/// "A drop in the blue glass" right after the red one was filled: the amount
+/// is of the drink just poured, so it comes from the one container holding
+/// that drink that is not for drinking from, never from the cup just filled.
+fn pour_from_the_bottle(world: &World, reading: &mut Reading) {
+    if reading.act != Act::Pour {
+        return;
+    }
+    let Some(source) = reading.slots.source.as_mut().filter(|s| s.referred) else {
+        return;
+    };
+    let Some(cup) = source.resolved().and_then(|n| world.object_named(n)) else {
+        return;
+    };
+    let cup = world.object(cup);
+    let Some(drink) = cup.contains.as_deref().filter(|_| cup.kind.drinking_vessel) else {
+        return;
+    };
+    let bottles: Vec<String> = world
+        .objects()
+        .iter()
+        .filter(|o| !o.kind.drinking_vessel && o.contains.as_deref() == Some(drink))
+        .map(|o| o.name.clone())
+        .collect();
+    if let [bottle] = bottles.as_slice() {
+        source.candidates = vec![bottle.clone()];
+        source.every = vec![bottle.clone()];
     }
 }
 

@@ -2102,3 +2102,59 @@ fn german_formal_ihre_is_the_listeners_and_a_guest_is_a_person() {
         "pour source=wine_bottle target=large_glass recipient=Daniel"
     );
 }
+
+#[test]
+fn an_amount_after_a_pour_comes_from_the_bottle_and_mine_is_the_speakers_cup() {
+    let earlier = [(
+        "Felix",
+        "the_robot",
+        "could you pour me some cola into the red glass?",
+    )];
+    let source = |r: &Reading| {
+        r.slots
+            .source
+            .as_ref()
+            .and_then(|o| o.resolved())
+            .map(str::to_string)
+    };
+    // The glass just filled is no source: the amount is of its drink.
+    let mut world = scene::load("softdrinks").expect("scene");
+    let red = world.object_named("red_glass").expect("red glass");
+    world.fill(red, Some("cola".into()));
+    let (speaker, listener, text) = earlier[0];
+    let before = [Utterance {
+        speaker,
+        listener,
+        text,
+    }];
+    let text = "and a drop in the blue glass?";
+    let turn = Utterance {
+        speaker: "Daniel",
+        listener: "the_robot",
+        text,
+    };
+    let reading = stage().read_in_dialogue(&world, &before, &turn);
+    assert_eq!(
+        source(&reading).as_deref(),
+        Some("cola_bottle"),
+        "{}",
+        summary(&reading)
+    );
+    // "In mine": a glass, the speaker's; "that's mine" says whose, not which.
+    let text = "and a splash in mine?";
+    let reading = in_dialogue("softdrinks", &earlier, ("Daniel", "the_robot", text));
+    let target = reading.slots.target.as_ref().expect("a cup");
+    assert_eq!(
+        target.owner.as_deref(),
+        Some("Daniel"),
+        "{}",
+        summary(&reading)
+    );
+    assert!(
+        target.every.iter().all(|n| n.ends_with("_glass")),
+        "{}",
+        summary(&reading)
+    );
+    let reading = in_dialogue("softdrinks", &earlier, ("Daniel", "Felix", "that's mine"));
+    assert_ne!(reading.act, Act::StateWhich, "{}", summary(&reading));
+}

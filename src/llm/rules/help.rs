@@ -377,6 +377,19 @@ impl RulesBrain {
                     let why = self.speech.say("help.cannot", &[("reason", &reason)]);
                     return Some(Err(self.say(s, why)));
                 }
+                // A cup beyond both arms cannot be poured into; one in a hand can.
+                if let Some(target) = target {
+                    let args = json!({"object_name": target});
+                    let Some(check) = s.dialogue.find_with("check_reach_object_for_robot", &args)
+                    else {
+                        return Some(Err(Some(vec![call("check_reach_object_for_robot", args)])));
+                    };
+                    if check.result.contains("out of reach of both arms") {
+                        let reason = self.robot_reason(&check.result, &s.sender_or_all());
+                        let why = self.speech.say("help.cannot", &[("reason", &reason)]);
+                        return Some(Err(self.say(s, why)));
+                    }
+                }
                 Some(Ok(Hindrance::default()))
             }
         }
