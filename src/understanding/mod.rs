@@ -21,6 +21,7 @@ use reading::FOLLOWED_UP;
 pub use reading::{Act, Doubt, ObjectMention, PersonMention, Reading, Slots};
 
 use crate::twin::grounding::{self, Addressee, Grounding};
+use crate::twin::world::Object;
 use crate::twin::World;
 use lexicon::{Filler, Lexicon, SlotValue};
 use template::SlotFiller;
@@ -302,6 +303,7 @@ impl Understanding {
                 .chain(&introduced)
                 .filter(|(sentence, _)| Some(*sentence) != best_sentence)
                 .collect();
+            cup_and_drink_in_their_places(world, reading);
             if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere) {
                 reading.slots.target = Some(target);
                 sentences[sentence].1 = true;
@@ -927,6 +929,34 @@ fn narrow_to_the_holder(world: &World, reading: &mut Reading) {
     let holders: Vec<String> = object.every.iter().filter(|n| holds(n)).cloned().collect();
     if let [one] = holders.as_slice() {
         object.candidates = vec![one.clone()];
+    }
+}
+
+/// A pour read with the drink in the cup's place ("schenk mir Kaffee ein")
+/// or the cup in the drink's ("machst du mir die große voll"), the other
+/// slot empty: a thing holding a drink it is not poured into is what is
+/// poured; an empty thing a drink is poured into is where it goes.
+fn cup_and_drink_in_their_places(world: &World, reading: &mut Reading) {
+    if reading.act != Act::Pour {
+        return;
+    }
+    let all = |mention: &Option<ObjectMention>, fits: &dyn Fn(&Object) -> bool| {
+        mention.as_ref().is_some_and(|m| {
+            !m.candidates.is_empty()
+                && m.candidates.iter().all(|n| {
+                    world
+                        .object_named(n)
+                        .is_some_and(|id| fits(world.object(id)))
+                })
+        })
+    };
+    let slots = &mut reading.slots;
+    let a_drink = |o: &Object| o.contains.is_some() && !o.receives_a_drink();
+    let an_empty_cup = |o: &Object| o.contains.is_none() && o.receives_a_drink();
+    if slots.source.is_none() && all(&slots.target, &a_drink) {
+        slots.source = slots.target.take();
+    } else if slots.target.is_none() && all(&slots.source, &an_empty_cup) {
+        slots.target = slots.source.take();
     }
 }
 

@@ -2110,13 +2110,6 @@ fn an_amount_after_a_pour_comes_from_the_bottle_and_mine_is_the_speakers_cup() {
         "the_robot",
         "could you pour me some cola into the red glass?",
     )];
-    let source = |r: &Reading| {
-        r.slots
-            .source
-            .as_ref()
-            .and_then(|o| o.resolved())
-            .map(str::to_string)
-    };
     // The glass just filled is no source: the amount is of its drink.
     let mut world = scene::load("softdrinks").expect("scene");
     let red = world.object_named("red_glass").expect("red glass");
@@ -2135,7 +2128,7 @@ fn an_amount_after_a_pour_comes_from_the_bottle_and_mine_is_the_speakers_cup() {
     };
     let reading = stage().read_in_dialogue(&world, &before, &turn);
     assert_eq!(
-        source(&reading).as_deref(),
+        resolved(&reading.slots.source),
         Some("cola_bottle"),
         "{}",
         summary(&reading)
@@ -2157,4 +2150,41 @@ fn an_amount_after_a_pour_comes_from_the_bottle_and_mine_is_the_speakers_cup() {
     );
     let reading = in_dialogue("softdrinks", &earlier, ("Daniel", "Felix", "that's mine"));
     assert_ne!(reading.act, Act::StateWhich, "{}", summary(&reading));
+}
+
+#[test]
+fn german_what_is_made_full_is_the_cup_and_a_drink_asked_for_is_poured() {
+    let stage = german();
+    let earlier = [(
+        "Felix",
+        "the_robot",
+        "Gießt du mir bitte Kaffee in die kleine Tasse?",
+    )];
+    for text in [
+        "Machst du mir die große auch voll?",
+        "ach stimmt dann machste mir die große auch voll",
+    ] {
+        let reading = in_dialogue_with(&stage, "coffee", &earlier, ("Daniel", "the_robot", text));
+        assert_eq!(reading.act, Act::Pour, "{text}: {}", summary(&reading));
+        assert_eq!(
+            resolved(&reading.slots.target),
+            Some("large_cup"),
+            "{text}: {}",
+            summary(&reading)
+        );
+    }
+    let text = "Dürfte ich Sie um einen Kaffee bitten? Die kleine Tasse reicht.";
+    let reading = in_dialogue_with(&stage, "coffee", &[], ("Daniel", "the_robot", text));
+    assert_eq!(reading.act, Act::Pour, "{}", summary(&reading));
+    assert_eq!(
+        resolved(&reading.slots.target),
+        Some("small_cup"),
+        "{}",
+        summary(&reading)
+    );
+}
+
+/// The one thing a mention names, if it names one.
+fn resolved(mention: &Option<ObjectMention>) -> Option<&str> {
+    mention.as_ref().and_then(|o| o.resolved())
 }
