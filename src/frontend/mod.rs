@@ -302,6 +302,17 @@ pub struct FrontEnd<T: Transcriber> {
     /// The words of the open utterance recognised early: if no more speech
     /// follows, they are its transcript (at the early end when complete).
     provisional: Option<Provisional>,
+    /// The last turn that ended early: speech that starts again within the
+    /// end-of-turn silence goes on with it.
+    ended_early: Option<EndedEarly>,
+}
+
+/// Who spoke a turn that ended early, to whom, and when it ended.
+struct EndedEarly {
+    end_s: f64,
+    speaker: String,
+    speaker_by: SpeakerBy,
+    listener: String,
 }
 
 impl<T: Transcriber> std::fmt::Debug for FrontEnd<T> {
@@ -321,6 +332,7 @@ impl<T: Transcriber> FrontEnd<T> {
             transcriber,
             last_question: LastQuestion::default(),
             provisional: None,
+            ended_early: None,
         }
     }
 
@@ -362,6 +374,7 @@ impl<T: Transcriber> FrontEnd<T> {
     ) -> Result<RunStats, FrontendError> {
         let mut stream = self.open_stream(source.sample_rate(), source.channels(), options);
         self.provisional = None;
+        self.ended_early = None;
         loop {
             if (options.stop)() {
                 break;
@@ -605,8 +618,14 @@ impl<T: Transcriber> FrontEnd<T> {
             }
             _ => false,
         };
-        if is_complete {
-            tracing::debug!(text = %turn.as_ref().map_or("", |t| t.text.as_str()), "the words are complete: the turn ends at the early end");
+        if let (true, Some(t)) = (is_complete, &turn) {
+            tracing::debug!(text = %t.text, "the words are complete: the turn ends at the early end");
+            self.ended_early = Some(EndedEarly {
+                end_s: early.end_s,
+                speaker: t.speaker.clone(),
+                speaker_by: t.speaker_by,
+                listener: t.listener.clone(),
+            });
         }
         self.provisional = Some(Provisional {
             start_s: early.start_s,
@@ -753,12 +772,46 @@ impl<T: Transcriber> FrontEnd<T> {
         let mut turn = Turn::new(who.speaker, who.listener, text);
         turn.heard = restored.map(|_| transcript.text.clone());
         turn.speaker_by = who.speaker_by;
+        self.go_on_after_an_early_end(&mut turn, u, who.listener_by);
         turn.start_s = u.start_s;
         turn.end_s = u.end_s;
         turn.doa_deg = doa.map(|d| d.azimuth_deg);
         turn.confidence = transcript.confidence;
         turn.recognition_ms = transcript.elapsed.as_secs_f64() * 1000.0;
         Ok(Some(turn))
+    }
+}
+
+impl<T: Transcriber> FrontEnd<T> {
+    /// Speech that starts within the end-of-turn silence after a turn that
+    /// ended early is that person going on: their speaker, unless another
+    /// person is told apart, and their listener, unless it names its own.
+    fn go_on_after_an_early_end(
+        &self,
+        turn: &mut Turn,
+        u: &Utterance,
+        listener_by: ListenerReason,
+    ) {
+        let Some(before) = &self.ended_early else {
+            return;
+        };
+        let gap_s = u.start_s - before.end_s;
+        let silence_s = f64::from(self.settings.vad.end_silence_ms) / 1000.0;
+        if !(0.0..silence_s).contains(&gap_s) {
+            return;
+        }
+        let same_person = turn.speaker == before.speaker
+            || matches!(turn.speaker_by, SpeakerBy::Unknown | SpeakerBy::Config);
+        if !same_person {
+            return;
+        }
+        turn.speaker = before.speaker.clone();
+        turn.speaker_by = before.speaker_by;
+        if listener_by != ListenerReason::Vocative {
+            turn.listener = before.listener.clone();
+        }
+        turn.continues = true;
+        tracing::debug!(gap_s, speaker = %turn.speaker, listener = %turn.listener, "speech went on after an early end");
     }
 }
 

@@ -42,6 +42,11 @@ pub struct Turn {
     /// (`audio.vad.early_end_ms`), not after the end-of-turn silence.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub early: bool,
+    /// It began within the end-of-turn silence after a turn that ended early:
+    /// the same person going on, so it has that turn's speaker and listener
+    /// ("Daniel, could you pass me the cola?" / "I can't reach it from here.").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub continues: bool,
 }
 
 impl Turn {
@@ -62,6 +67,7 @@ impl Turn {
             alternative_listeners: Vec::new(),
             recognition_ms: 0.0,
             early: false,
+            continues: false,
         }
     }
 }
