@@ -462,13 +462,13 @@ impl<'a, 'w> Filler<'a, 'w> {
         };
         // A thing the table lacks does not end in how full a thing is: "die
         // große voll" is the large cup, then "voll"; "die voll", that one.
-        let ends_in_a_sentence_word = rest
+        let ends_in_how_full = rest
             .last()
             .is_some_and(|w| self.list("fill", std::slice::from_ref(w)).is_some());
         let after_a_pronoun =
             span.len() > rest.len() && span.first().is_some_and(|w| rules.referring.contains(w));
         let unknown_allowed =
-            unknown_allowed && !(ends_in_a_sentence_word && (rest.len() > 1 || after_a_pronoun));
+            unknown_allowed && !(ends_in_how_full && (rest.len() > 1 || after_a_pronoun));
         let candidates = match &known {
             Some(words) => match self.lexicon.ground(&words.join(" ")) {
                 Some(candidates) => candidates,

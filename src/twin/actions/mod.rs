@@ -917,26 +917,33 @@ pub fn arms_reaching(twin: &Twin, object: ObjectId) -> Vec<(Hand, bool, String)>
         }
     };
     let arms = variants::arms_nearest_first(world, robot, object);
-    let blocked =
-        ungraspable_reason(world, robot, object).or_else(|| match world.object(object).placement {
-            Placement::HeldBy { person, .. } => {
-                Some(format!("held by {}", world.person(person).name))
-            }
-            _ => None,
-        });
-    if let Some(reason) = blocked {
-        // A thing beyond both arms' workspace is first of all out of reach:
-        // that is what a person asking for it needs to hear, not its size.
-        let beyond = crate::twin::robot_reach::arms(world, object)
+    let ungraspable = ungraspable_reason(world, robot, object);
+    // A thing too large for the hands and beyond both arms' workspace is
+    // first of all out of reach: that is what a person asking needs to hear.
+    if ungraspable.is_some()
+        && crate::twin::robot_reach::arms(world, object)
             .iter()
-            .all(|a| !a.reachable);
-        let reason_of = |k: usize| match beyond && !reason.starts_with("held by") {
-            true => format!("out of reach of the {} arm", hand_of(arms[k]).as_str()),
-            false => reason.clone(),
-        };
+            .all(|a| !a.reachable)
+    {
+        return arms
+            .iter()
+            .map(|&side| {
+                (
+                    hand_of(side),
+                    false,
+                    reach_reason(world, object, hand_of(side), &[]),
+                )
+            })
+            .collect();
+    }
+    let blocked = ungraspable.or_else(|| match world.object(object).placement {
+        Placement::HeldBy { person, .. } => Some(format!("held by {}", world.person(person).name)),
+        _ => None,
+    });
+    if let Some(reason) = blocked {
         return vec![
-            (hand_of(arms[0]), false, reason_of(0)),
-            (hand_of(arms[1]), false, reason_of(1)),
+            (hand_of(arms[0]), false, reason.clone()),
+            (hand_of(arms[1]), false, reason),
         ];
     }
     let state = PlanState {
