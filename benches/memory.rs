@@ -60,11 +60,14 @@ fn bench(c: &mut Criterion) {
         });
         c.bench_function(&format!("memory_recall_{others}_others"), |b| {
             b.iter(|| {
-                recall::recall(&store, "drink", Some("Daniel"), Some("Daniel")).expect("recall")
+                recall::recall(&store, "drink", Some("Daniel"), Some("Daniel"), false)
+                    .expect("recall")
             })
         });
         c.bench_function(&format!("memory_recall_anyone_{others}_others"), |b| {
-            b.iter(|| recall::recall(&store, "drink ice", None, Some("Felix")).expect("recall"))
+            b.iter(|| {
+                recall::recall(&store, "drink ice", None, Some("Felix"), false).expect("recall")
+            })
         });
     }
 }

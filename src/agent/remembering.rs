@@ -40,6 +40,17 @@ struct Draft {
 }
 
 /// Memory as the agent uses it in one session after another.
+/// A fact a turn asks to keep. `for_the_table`: said to everyone, or said to be
+/// for the others too (the rules brain's optional `visibility = "table"`; the
+/// LLM's schema keeps the paper's three arguments, so it never sets it).
+struct Told<'a> {
+    person: &'a str,
+    fact: &'a str,
+    topic: &'a str,
+    said_to: &'a str,
+    for_the_table: bool,
+}
+
 pub struct Remembering {
     memory: Memory,
     settings: MemorySettings,
@@ -150,17 +161,25 @@ impl Remembering {
         match name {
             "remember" => (
                 self.remember(
-                    &arg("person_name"),
-                    &arg("fact"),
-                    &arg("topic"),
+                    Told {
+                        person: &arg("person_name"),
+                        fact: &arg("fact"),
+                        topic: &arg("topic"),
+                        said_to,
+                        for_the_table: said_to == "All" || arg("visibility") == "table",
+                    },
                     sender,
-                    said_to,
                     twin,
                 ),
                 None,
             ),
             "recall" => (
-                self.recall(&arg("query"), &arg("person_name"), sender, twin),
+                self.recall(
+                    (&arg("query"), &arg("person_name")),
+                    arg("purpose") == "acting",
+                    sender,
+                    twin,
+                ),
                 None,
             ),
             "forget" => self.forget(&arg("person_name"), &arg("what"), sender, twin),
@@ -171,15 +190,14 @@ impl Remembering {
         }
     }
 
-    fn remember(
-        &mut self,
-        person: &str,
-        fact: &str,
-        topic: &str,
-        sender: Option<&str>,
-        said_to: &str,
-        twin: &Twin,
-    ) -> ToolOutcome {
+    fn remember(&mut self, told: Told<'_>, sender: Option<&str>, twin: &Twin) -> ToolOutcome {
+        let Told {
+            person,
+            fact,
+            topic,
+            said_to,
+            for_the_table,
+        } = told;
         let Some(sender) = sender else {
             return failed(
                 "Not stored: I do not know who is speaking. Ask them to say their name first.",
@@ -196,7 +214,7 @@ impl Remembering {
             text: fact.to_string(),
             said_by: sender.to_string(),
             said_to: said_to.to_string(),
-            visibility: if said_to == "All" {
+            visibility: if for_the_table {
                 Visibility::Table
             } else {
                 Visibility::OnlyForActing
@@ -237,16 +255,22 @@ impl Remembering {
         )
     }
 
-    fn recall(&self, query: &str, person: &str, sender: Option<&str>, twin: &Twin) -> ToolOutcome {
+    /// `for_acting`: the rules brain acts for the person (`purpose = "acting"`).
+    fn recall(
+        &self,
+        (query, person): (&str, &str),
+        for_acting: bool,
+        sender: Option<&str>,
+        twin: &Twin,
+    ) -> ToolOutcome {
         let person = match person.to_lowercase().as_str() {
             "anyone" | "anybody" | "all" | "everyone" | "any" => None,
             _ => Some(scene_person(twin, person).unwrap_or_else(|_| person.to_string())),
         };
         let (query, asker) = (query.to_string(), sender.map(str::to_string));
-        match self
-            .memory
-            .run_blocking(move |s| recall::recall(s, &query, person.as_deref(), asker.as_deref()))
-        {
+        match self.memory.run_blocking(move |s| {
+            recall::recall(s, &query, person.as_deref(), asker.as_deref(), for_acting)
+        }) {
             Ok(Ok(r)) => ToolOutcome::ok(r.text, r.facts),
             Ok(Err(e)) | Err(e) => store_error(e),
         }

@@ -167,6 +167,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("memory.deed_moved_away", &["object", "person"]),
     ("memory.deed_poured", &["source", "target"]),
     ("memory.told_everyone", &["about", "facts"]),
+    ("memory.ruled_out", &["person", "object"]),
     ("memory.withheld", &["about"]),
     // Social talk and talk about the robot itself.
     ("social.thanks", &[]),

@@ -36,12 +36,15 @@ pub fn episode_line(e: &Episode) -> String {
     format!("- episode {} [{}] {done}{asked}.", e.id, day(e.at))
 }
 
-/// Answers `recall(query, person)` for `asker` (the turn's speaker, when known).
+/// Answers `recall(query, person)` for `asker` (the turn's speaker, when known);
+/// `for_acting`: the robot acts for `person` ("pour him his usual"), so what
+/// they told it for acting is given too, marked as never to be said.
 pub fn recall(
     store: &Store,
     query: &str,
     person: Option<&str>,
     asker: Option<&str>,
+    for_acting: bool,
 ) -> Result<Recalled, MemoryError> {
     let person = match person.map(str::trim).filter(|p| !p.is_empty()) {
         Some(p) => match store.person(p)? {
@@ -81,10 +84,24 @@ pub fn recall(
             _ => {}
         }
     }
-    let (told, withheld): (Vec<Fact>, Vec<Fact>) = facts
+    let (told, mut withheld): (Vec<Fact>, Vec<Fact>) = facts
         .into_iter()
         .partition(|f| own(&f.person) || f.visibility == Visibility::Table);
     let mut lines: Vec<String> = told.iter().map(fact_line).collect();
+    let for_this_person = |f: &Fact| person.as_deref() == Some(f.person.as_str());
+    if for_acting {
+        let (usable, kept): (Vec<Fact>, Vec<Fact>) =
+            withheld.into_iter().partition(for_this_person);
+        withheld = kept;
+        lines.extend(usable.iter().map(|f| {
+            format!(
+                "- fact {} [{}] (for acting only; never say it) {}",
+                f.id,
+                f.topic,
+                f.sentence()
+            )
+        }));
+    }
     lines.extend(episodes.iter().map(episode_line));
     let about = person.clone().unwrap_or_else(|| "that".into());
     let mut text = if lines.is_empty() {

@@ -255,6 +255,16 @@ impl Store {
             .into_iter()
             .filter(|f| confirmed || !f.confirmed)
             .collect();
+        // A person's update of what they let the table hear may be heard as well.
+        let visibility = if confirmed
+            && superseded
+                .iter()
+                .any(|f| f.confirmed && f.visibility == Visibility::Table)
+        {
+            Visibility::Table
+        } else {
+            new.visibility
+        };
         let tx = self.conn.transaction().context("storing a fact")?;
         tx.execute(
             "INSERT INTO fact(person_id, topic, text, said_by, said_to, at, visibility, confirmed)
@@ -266,7 +276,7 @@ impl Store {
                 new.said_by,
                 new.said_to,
                 new.at,
-                new.visibility.as_str(),
+                visibility.as_str(),
                 confirmed
             ],
         )
@@ -780,6 +790,75 @@ mod tests {
         let current = s.facts_about("Felix", false).unwrap();
         assert_eq!(current.len(), 1);
         assert_eq!(current[0].text, "I love cola");
+    }
+
+    #[test]
+    fn an_update_of_what_the_table_may_hear_may_be_heard_too() {
+        let (_dir, mut s) = store();
+        let shared = NewFact {
+            visibility: Visibility::Table,
+            ..fact("Daniel", "Daniel", "note", "choir is on Tuesdays", 10)
+        };
+        s.remember(&shared).unwrap();
+        let update = s
+            .remember(&fact(
+                "Daniel",
+                "Daniel",
+                "note",
+                "choir is on Thursdays now",
+                20,
+            ))
+            .unwrap();
+        assert_eq!(update.fact.visibility, Visibility::Table);
+        // Hearsay on the topic does not make the next own fact heard by all.
+        let (_dir, mut s) = store();
+        s.remember(&NewFact {
+            visibility: Visibility::Table,
+            ..fact("Daniel", "Felix", "note", "Daniel sings on Tuesdays", 10)
+        })
+        .unwrap();
+        let own = s
+            .remember(&fact(
+                "Daniel",
+                "Daniel",
+                "note",
+                "choir is on Thursdays",
+                20,
+            ))
+            .unwrap();
+        assert_eq!(own.fact.visibility, Visibility::OnlyForActing);
+    }
+
+    #[test]
+    fn a_recall_for_acting_gives_what_was_told_for_acting_never_to_be_said() {
+        let (_dir, mut s) = store();
+        s.remember(&fact(
+            "Fergus",
+            "Fergus",
+            "drink",
+            "tea in the green mug",
+            10,
+        ))
+        .unwrap();
+        let asked =
+            crate::memory::recall::recall(&s, "drink", Some("Fergus"), Some("Thandi"), false)
+                .unwrap();
+        assert!(!asked.text.contains("green mug"), "{}", asked.text);
+        assert!(asked.text.contains("Withheld: 1"), "{}", asked.text);
+        let acting =
+            crate::memory::recall::recall(&s, "drink", Some("Fergus"), Some("Thandi"), true)
+                .unwrap();
+        assert!(
+            acting.text.contains("(for acting only; never say it)"),
+            "{}",
+            acting.text
+        );
+        assert!(
+            acting.text.contains("tea in the green mug"),
+            "{}",
+            acting.text
+        );
+        assert!(!acting.text.contains("Withheld"), "{}", acting.text);
     }
 
     #[test]

@@ -50,13 +50,47 @@ pub struct MemoryPhrases {
     /// Words that make a remembered fact an aversion ("never", "hate", "kein").
     #[serde(default)]
     pub aversion: Vec<String>,
+    /// A clause that asks to keep what was said before it ("keep that in mind"),
+    /// in plain lower-case words as said, between leads and tails.
+    #[serde(default)]
+    pub remember_cores: Vec<String>,
+    /// Words that may close a `remember_cores` clause ("for me", "would you").
+    #[serde(default)]
+    pub remember_tails: Vec<String>,
+    /// First words of a question ("which", "is"): one naming a person that no
+    /// template reads asks what is remembered about them.
+    #[serde(default)]
+    pub question_opens: Vec<String>,
+    /// Openings of a question after advice for someone named in it ("should i").
+    #[serde(default)]
+    pub advice: Vec<String>,
+    /// Words for someone named before ("him", "her").
+    #[serde(default)]
+    pub someone: Vec<String>,
+    /// Requests to make someone's usual ready ("pour {person} one").
+    #[serde(default)]
+    pub usual_for: Vec<String>,
+    /// Words before a drink added to another ("with" oat milk): not the drink wanted.
+    #[serde(default)]
+    pub added_with: Vec<String>,
+    /// Words of a clause that says what holds now ("from now on", "these days").
+    #[serde(default)]
+    pub now: Vec<String>,
+    /// Words that say a fact is for the others too ("in case anyone asks").
+    #[serde(default)]
+    pub for_others: Vec<String>,
 }
 
 /// What memory is asked for, besides the turn's reading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemoryAsk {
-    /// Keep `fact` (the words as said) about `about`.
-    Remember { about: String, fact: String },
+    /// Keep `fact` (the words as said) about `about`; `shared`: said to be for
+    /// the others too ("in case anyone's looking for me"), so it may be told.
+    Remember {
+        about: String,
+        fact: String,
+        shared: bool,
+    },
     /// Forget the speaker entirely (`true`) or the fact stored last.
     Forget { everything: bool },
     /// What is remembered about `about`.
@@ -65,8 +99,26 @@ pub enum MemoryAsk {
     Confirm,
 }
 
+/// Whether `phrase` stands in `heard` as whole words; in it `*` is any one
+/// word, `**` up to four ("wipe everything ** about me").
 fn contains(heard: &str, phrase: &str) -> bool {
-    format!(" {heard} ").contains(&format!(" {phrase} "))
+    if !phrase.contains('*') {
+        return format!(" {heard} ").contains(&format!(" {phrase} "));
+    }
+    let phrase: Vec<&str> = phrase.split_whitespace().collect();
+    let heard: Vec<&str> = heard.split_whitespace().collect();
+    (0..heard.len()).any(|at| starts_with(&heard[at..], &phrase))
+}
+
+/// Whether `heard` starts with `phrase` (with `*` and `**` as in [`contains`]).
+fn starts_with(heard: &[&str], phrase: &[&str]) -> bool {
+    match phrase.split_first() {
+        None => true,
+        Some((&"**", rest)) => (0..=4.min(heard.len())).any(|n| starts_with(&heard[n..], rest)),
+        Some((p, rest)) => heard
+            .split_first()
+            .is_some_and(|(w, after)| (*p == "*" || w == p) && starts_with(after, rest)),
+    }
 }
 
 impl MemoryPhrases {
@@ -82,7 +134,8 @@ impl MemoryPhrases {
         if self.forget_everything.iter().any(|p| contains(heard, p)) {
             return Some(MemoryAsk::Forget { everything: true });
         }
-        if self.forget_that.iter().any(|p| contains(heard, p)) {
+        // "Scratch that, it's Thursdays now. Can you update that?" replaces; it erases nothing.
+        if self.forget_that.iter().any(|p| contains(heard, p)) && self.kept_before(said).is_none() {
             return Some(MemoryAsk::Forget { everything: false });
         }
         // The whole turn, else one of its sentences ("What did Matteo have
@@ -116,6 +169,7 @@ impl MemoryPhrases {
             .max_by_key(|p| p.len())
         {
             Some(phrase) => words_after(said, phrase)?,
+            None if self.kept_before(said).is_some() => self.kept_before(said)?,
             None => {
                 // As said, too: the normalised text has lost "so" and "instead".
                 let plain = super::normalize::plain_words(said).join(" ");
@@ -138,19 +192,34 @@ impl MemoryPhrases {
             .person_named(world, speaker, first)
             .filter(|_| !self.me.contains(&first.to_lowercase()))
             .unwrap_or_else(|| speaker.to_string());
-        Some(MemoryAsk::Remember { about, fact })
+        // "in case anyone's looking for me": the phrase without the "'s".
+        let plain: Vec<String> = super::normalize::plain_words(said)
+            .into_iter()
+            .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
+            .collect();
+        let shared = self
+            .for_others
+            .iter()
+            .any(|p| contains(&plain.join(" "), p));
+        Some(MemoryAsk::Remember {
+            about,
+            fact,
+            shared,
+        })
     }
 
-    /// "usual" or "last_time" when the turn refers to memory for what it wants.
-    pub fn reference(&self, heard: &str) -> Option<&'static str> {
-        if self.last_time.iter().any(|p| contains(heard, p)) {
+    /// "usual" or "last_time" when the turn refers to memory for what it wants;
+    /// `said` the original words ("same again" has lost its "again" in `heard`).
+    pub fn reference(&self, heard: &str, said: &str) -> Option<&'static str> {
+        let plain = super::normalize::plain_words(said).join(" ");
+        let any = |phrases: &[String]| {
+            phrases
+                .iter()
+                .any(|p| contains(heard, p) || contains(&plain, p))
+        };
+        if any(&self.last_time) {
             Some("last_time")
-        } else if self
-            .usual
-            .iter()
-            .chain(&self.as_usual)
-            .any(|p| contains(heard, p))
-        {
+        } else if any(&self.usual) || any(&self.as_usual) {
             Some("usual")
         } else {
             None
@@ -159,12 +228,202 @@ impl MemoryPhrases {
 
     /// Whether the turn's reference to memory asks for something by itself
     /// ("my usual, please"), not only says how ("the way I like it").
-    pub fn asks_by_itself(&self, heard: &str) -> bool {
+    pub fn asks_by_itself(&self, heard: &str, said: &str) -> bool {
+        let plain = super::normalize::plain_words(said).join(" ");
         self.last_time
             .iter()
             .chain(&self.usual)
-            .any(|p| contains(heard, p))
+            .any(|p| contains(heard, p) || contains(&plain, p))
     }
+
+    /// What was said before a clause that asks to keep it ("I'm in the attic
+    /// room. Remember that for me, would you?" → "I'm in the attic room").
+    fn kept_before(&self, said: &str) -> Option<String> {
+        let clauses = clauses_of(said);
+        let (start, _) = clauses
+            .iter()
+            .skip(1)
+            .find(|(_, words)| self.asks_to_keep(words))?;
+        let fact = said[..*start].trim_end_matches(|c: char| !c.is_alphanumeric());
+        // "Scratch that, ...": the words that take the old fact back are no part of the new.
+        let fact = match clauses.first() {
+            Some((_, first)) if self.forget_that.contains(&first.join(" ")) => {
+                clauses.get(1).map_or(fact, |(second, _)| {
+                    fact[(*second).min(fact.len())..].trim_start()
+                })
+            }
+            _ => fact,
+        };
+        let fact = self.without_a_trailing_lead(fact);
+        (fact.split_whitespace().count() >= 2).then_some(fact)
+    }
+
+    /// Whether a clause's words are a `remember_cores` phrase between leads and tails.
+    fn asks_to_keep(&self, words: &[String]) -> bool {
+        let mut words: &[String] = words;
+        let starts = |words: &[String], p: &str| {
+            let p: Vec<&str> = p.split_whitespace().collect();
+            words.len() >= p.len() && words.iter().zip(&p).all(|(w, p)| w == p)
+        };
+        while let Some(lead) = self
+            .remember_leads
+            .iter()
+            .chain(std::iter::once(&"do".to_string()))
+            .filter(|l| starts(words, l))
+            .map(|l| l.split_whitespace().count())
+            .max()
+        {
+            // "do" is a lead only before a core ("do remember that"), never "do you ...".
+            if words.get(lead).is_some_and(|w| w == "you") {
+                return false;
+            }
+            words = &words[lead..];
+        }
+        let tails_only = |rest: &[String]| {
+            let mut rest = rest;
+            while !rest.is_empty() {
+                let Some(n) = self
+                    .remember_tails
+                    .iter()
+                    .filter(|t| starts(rest, t))
+                    .map(|t| t.split_whitespace().count())
+                    .max()
+                else {
+                    // "instead of the mug": what follows "instead" names what it replaces.
+                    return rest.first().is_some_and(|w| w == "instead");
+                };
+                rest = &rest[n..];
+            }
+            true
+        };
+        self.remember_cores
+            .iter()
+            .filter(|core| starts(words, core))
+            .any(|core| tails_only(&words[core.split_whitespace().count()..]))
+    }
+
+    /// The person a question asks memory about: one after advice for them ("should
+    /// I pour Daniel some red?"), or, when `unread`, any question naming one.
+    pub fn asked_about(
+        &self,
+        world: &World,
+        speaker: &str,
+        said: &str,
+        unread: bool,
+    ) -> Option<String> {
+        clauses_with_ends(said)
+            .into_iter()
+            .find_map(|(_, words, end)| {
+                let joined = words.join(" ");
+                let advice = self
+                    .advice
+                    .iter()
+                    .any(|a| joined == *a || joined.starts_with(&format!("{a} ")));
+                // "Could you wipe ...?" asks the robot to do something; it asks nothing of memory.
+                let a_request = words.get(1).is_some_and(|w| w == "you")
+                    && words.first().is_some_and(|w| {
+                        self.remember_leads
+                            .iter()
+                            .any(|l| l.starts_with(w.as_str()))
+                    });
+                // Written as a question; or, in a recogniser's text with no punctuation
+                // at all, opened as one.
+                let unpunctuated = !said.contains(['.', ',', '!', '?']);
+                let question = unread
+                    && !a_request
+                    && (end == '?'
+                        || unpunctuated
+                            && words
+                                .first()
+                                .is_some_and(|w| self.question_opens.contains(w)));
+                if !advice && !question {
+                    return None;
+                }
+                let named = words
+                    .iter()
+                    .map(|w| w.strip_suffix("'s").unwrap_or(w))
+                    .find_map(|w| match grounding::person(world, w) {
+                        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+                        _ => None,
+                    })
+                    .filter(|name| !advice || name != speaker);
+                // "What have you got in your head about me?"
+                let about_me = || {
+                    words
+                        .windows(2)
+                        .any(|w| {
+                            matches!(w[0].as_str(), "about" | "on" | "of")
+                                && self.me.contains(&w[1])
+                        })
+                        .then(|| speaker.to_string())
+                };
+                named.or_else(|| (question && !advice).then(about_me).flatten())
+            })
+    }
+
+    /// Whose usual a request makes ready ("pour him one", "get Daniel set up");
+    /// `named_before`: the person an earlier turn named, for "him" and "her";
+    /// `others`: everyone at the table but the speaker and the listener.
+    pub fn usual_for(
+        &self,
+        world: &World,
+        speaker: &str,
+        said: &str,
+        named_before: Option<&str>,
+        others: &[String],
+    ) -> Option<String> {
+        let plain = super::normalize::plain_words(said);
+        let who = self.usual_for.iter().find_map(|template| {
+            let template: Vec<&str> = template.split_whitespace().collect();
+            (0..plain.len()).find_map(|at| {
+                let rest: Vec<&str> = plain[at..].iter().map(String::as_str).collect();
+                (0..=rest.len()).find_map(|end| person_in(&template, &rest[..end]))
+            })
+        })?;
+        let first = who.split_whitespace().next()?;
+        if self.someone.iter().any(|w| w == first) {
+            return named_before
+                .filter(|n| *n != speaker)
+                .map(str::to_string)
+                .or_else(|| match others {
+                    [one] => Some(one.clone()),
+                    _ => None,
+                });
+        }
+        let first = first.strip_suffix("'s").unwrap_or(first);
+        self.person_named(world, speaker, first)
+    }
+}
+
+/// The clauses of a text: where each starts (a byte offset) and its plain words.
+fn clauses_of(said: &str) -> Vec<(usize, Vec<String>)> {
+    clauses_with_ends(said)
+        .into_iter()
+        .map(|(start, words, _)| (start, words))
+        .collect()
+}
+
+/// As [`clauses_of`], with the mark that ends each clause's sentence (`.`, `!`,
+/// `?`, or `' '` at the end of the text).
+fn clauses_with_ends(said: &str) -> Vec<(usize, Vec<String>, char)> {
+    let mut clauses = Vec::new();
+    let mut start = 0;
+    for (i, c) in said.char_indices() {
+        if matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '–' | '—') {
+            clauses.push((start, super::normalize::plain_words(&said[start..i]), c));
+            start = i + c.len_utf8();
+        }
+    }
+    clauses.push((start, super::normalize::plain_words(&said[start..]), ' '));
+    let mut sentence_end = ' ';
+    for (_, _, end) in clauses.iter_mut().rev() {
+        if matches!(*end, '.' | '!' | '?' | ' ') {
+            sentence_end = *end;
+        }
+        *end = sentence_end;
+    }
+    clauses.retain(|(_, words, _)| !words.is_empty());
+    clauses
 }
 
 /// The person word(s) where the template has `{person}`.
@@ -358,6 +617,125 @@ mod tests {
             "İ like tea"
         );
         assert_eq!(phrases.without_a_trailing_lead("Please"), "Please");
+    }
+
+    fn keeping() -> MemoryPhrases {
+        let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        MemoryPhrases {
+            remember_leads: list(&["can you", "please"]),
+            remember_cores: list(&["remember that", "keep that in mind", "make a note of that"]),
+            remember_tails: list(&["for me", "would you", "won't you", "please"]),
+            forget_that: list(&["scratch that"]),
+            ..MemoryPhrases::default()
+        }
+    }
+
+    #[test]
+    fn a_clause_that_asks_to_keep_it_keeps_what_was_said_before() {
+        let phrases = keeping();
+        assert_eq!(
+            phrases
+                .kept_before("I'm in the attic room. Remember that for me, would you?")
+                .as_deref(),
+            Some("I'm in the attic room")
+        );
+        assert_eq!(
+            phrases
+                .kept_before("No wine for me tonight, I'm driving. Can you make a note of that?")
+                .as_deref(),
+            Some("No wine for me tonight, I'm driving")
+        );
+        // "Do you remember that?" asks; "remember that the pot is hot" is no clause of its own.
+        assert_eq!(
+            phrases.kept_before("We had cola. Do you remember that?"),
+            None
+        );
+        assert_eq!(
+            phrases.kept_before("Please, remember that the pot is hot."),
+            None
+        );
+        // "Scratch that" takes the old fact back; it is no part of the new one.
+        assert_eq!(
+            phrases
+                .kept_before("Scratch that, choir is on Thursdays now. Keep that in mind, please.")
+                .as_deref(),
+            Some("choir is on Thursdays now")
+        );
+    }
+
+    #[test]
+    fn wildcards_stand_for_one_word_or_up_to_four() {
+        assert!(contains(
+            "wipe everything you have got about me",
+            "wipe everything ** about me"
+        ));
+        assert!(contains(
+            "wipe everything about me",
+            "wipe everything ** about me"
+        ));
+        assert!(!contains(
+            "wipe the table and tell me about me",
+            "wipe everything ** about me"
+        ));
+        assert!(contains("same as every monday", "same as every *"));
+        assert!(!contains("same as every", "same as every *"));
+    }
+
+    #[test]
+    fn advice_for_someone_and_questions_no_template_read_ask_about_them() {
+        let world = crate::twin::scene::load("dinner").expect("the shipped dinner scene loads");
+        let phrases = MemoryPhrases {
+            advice: vec!["should i".into()],
+            question_opens: vec!["where".into()],
+            remember_leads: vec!["could you".into()],
+            me: vec!["me".into()],
+            ..MemoryPhrases::default()
+        };
+        let asked = |said: &str, unread: bool| phrases.asked_about(&world, "Felix", said, unread);
+        assert_eq!(
+            asked("Should I pour Daniel some red?", false).as_deref(),
+            Some("Daniel")
+        );
+        assert_eq!(
+            asked("Where's Daniel's room?", true).as_deref(),
+            Some("Daniel")
+        );
+        // Read as something else, a question is that; a request to the robot asks nothing of memory.
+        assert_eq!(asked("Where's Daniel's room?", false), None);
+        assert_eq!(asked("Could you wipe everything about Daniel?", true), None);
+        assert_eq!(
+            asked("What have you got on file about me?", true).as_deref(),
+            Some("Felix")
+        );
+    }
+
+    #[test]
+    fn him_in_a_request_for_a_usual_is_the_person_named_before() {
+        let world = crate::twin::scene::load("dinner").expect("the shipped dinner scene loads");
+        let phrases = MemoryPhrases {
+            someone: vec!["him".into(), "his".into()],
+            usual_for: vec!["pour {person} one".into(), "get {person} ready".into()],
+            ..MemoryPhrases::default()
+        };
+        let whose = |said: &str, before: Option<&str>, others: &[String]| {
+            phrases.usual_for(&world, "Felix", said, before, others)
+        };
+        assert_eq!(
+            whose("Go on, pour him one then.", Some("Daniel"), &[]).as_deref(),
+            Some("Daniel")
+        );
+        assert_eq!(
+            whose("Could you get his ready?", None, &["Daniel".to_string()]).as_deref(),
+            Some("Daniel")
+        );
+        // Nobody named before and two others: "him" is nobody in particular.
+        let two = ["Daniel".to_string(), "Ines".to_string()];
+        assert_eq!(whose("Pour him one.", None, &two), None);
+        assert_eq!(
+            whose("Pour Daniel one.", None, &[]).as_deref(),
+            Some("Daniel")
+        );
+        assert_eq!(whose("Pour me some cola.", Some("Daniel"), &[]), None);
     }
 
     #[test]

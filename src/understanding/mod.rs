@@ -101,6 +101,9 @@ impl Understanding {
             let asks = reading.act.is_question()
                 || (reading.act == Act::Unknown && u.text.trim_end().ends_with('?'));
             before.question = asks.then(|| (u.speaker.to_string(), u.listener.to_string()));
+            if let Some(named) = person_named_in(world, u) {
+                before.person = Some(named);
+            }
             if reading.act.is_request() {
                 before.request = Some(reading);
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
@@ -344,7 +347,13 @@ impl Understanding {
             }
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
-        let reading = with_memory(&grammar.memory, world, turn, reading);
+        let reading = with_memory(
+            &grammar.memory,
+            world,
+            turn,
+            before.person.as_deref(),
+            reading,
+        );
         let reading = match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
             // A thing alone in reply to a question names what the question asked about.
@@ -543,6 +552,19 @@ impl Clauses {
     }
 }
 
+/// The last person a turn names by name, other than its speaker and listener.
+fn person_named_in(world: &World, turn: &Utterance<'_>) -> Option<String> {
+    normalize::plain_words(turn.text)
+        .iter()
+        .rev()
+        .map(|w| w.strip_suffix("'s").unwrap_or(w).to_string())
+        .find_map(|w| match grounding::person(world, &w) {
+            Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+            _ => None,
+        })
+        .filter(|n| n != turn.speaker && n != turn.listener)
+}
+
 /// What earlier turns leave for the next: the object last named, the last request.
 #[derive(Default)]
 struct Before {
@@ -552,6 +574,8 @@ struct Before {
     asked: Option<(String, String)>,
     /// Who asked a question in the turn just before, and whom.
     question: Option<(String, String)>,
+    /// The person an earlier turn was about ("What does Dario drink?"): "him" next.
+    person: Option<String>,
 }
 
 impl Before {
@@ -769,6 +793,7 @@ fn with_memory(
     phrases: &memory::MemoryPhrases,
     world: &World,
     turn: &Utterance<'_>,
+    named_before: Option<&str>,
     mut reading: Reading,
 ) -> Reading {
     use memory::MemoryAsk;
@@ -778,11 +803,17 @@ fn with_memory(
         name: Some(name),
     };
     let (act, slots) = match phrases.read(world, turn.speaker, &reading.heard, turn.text) {
-        Some(MemoryAsk::Remember { about, fact }) => (
+        Some(MemoryAsk::Remember {
+            about,
+            fact,
+            shared,
+        }) => (
             Act::Remember,
             Slots {
                 person: Some(person(about)),
                 fact: Some(fact),
+                // Who may hear it: "table" when said to be for the others too.
+                memory: shared.then(|| "table".to_string()),
                 ..Slots::default()
             },
         ),
@@ -801,12 +832,27 @@ fn with_memory(
             },
         ),
         Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
+        None if asks_memory_about(phrases, world, turn, &reading).is_some() => (
+            Act::AskMemory,
+            Slots {
+                person: asks_memory_about(phrases, world, turn, &reading).map(person),
+                ..Slots::default()
+            },
+        ),
         None => {
-            if let Some(refers) = phrases.reference(&heard) {
+            if let Some(whose) = usual_made_ready(phrases, world, turn, named_before, &reading) {
+                reading.act = Act::Give;
+                reading.doubt = None;
+                reading.slots = Slots::default();
+                reading.slots.recipient = Some(person(whose));
+                reading.slots.memory = Some("usual".to_string());
+                return reading;
+            }
+            if let Some(refers) = phrases.reference(&heard, turn.text) {
                 // "My usual" is a request of its own, not a follow-up of the last one,
                 // nor lost in the greeting or the thanks around it ("Morning! Can I
                 // have my usual?", "The usual for me too, thanks.").
-                if phrases.asks_by_itself(&heard)
+                if phrases.asks_by_itself(&heard, turn.text)
                     && matches!(
                         reading.act,
                         Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
@@ -828,7 +874,7 @@ fn with_memory(
                     // The part left unread was the memory phrase, read here
                     // ("in the same cup as before"): no doubt is left of it.
                     if matches!(&reading.doubt, Some(Doubt::UnreadPart { part })
-                        if phrases.reference(part).is_some())
+                        if phrases.reference(part, "").is_some())
                     {
                         // (`doubt_of` keeps a doubt already set: clear it first.)
                         reading.doubt = None;
@@ -848,6 +894,57 @@ fn with_memory(
         doubt: None,
         skipped: 0,
     }
+}
+
+/// Whom a question asks memory about: advice for someone ("should I pour
+/// Daniel some red?") whatever it was read as, or a question no template read
+/// that names a person ("Which room is Henrike sleeping in?").
+fn asks_memory_about(
+    phrases: &memory::MemoryPhrases,
+    world: &World,
+    turn: &Utterance<'_>,
+    reading: &Reading,
+) -> Option<String> {
+    let unread = reading.act == Act::Unknown;
+    // Asked of the robot only: between people the question is theirs, and what
+    // it names stays "it" for the answer ("Loads. The rainbow ones.").
+    let to_the_robot = matches!(
+        grounding::addressee(world, turn.listener),
+        Grounding::Resolved(Addressee::Robot)
+    );
+    if !to_the_robot || !(unread || reading.act.is_request() || reading.act.is_question()) {
+        return None;
+    }
+    phrases.asked_about(world, turn.speaker, turn.text, unread)
+}
+
+/// Whose usual a request makes ready ("pour him one then"), when nothing on
+/// the table was read as what it wants.
+fn usual_made_ready(
+    phrases: &memory::MemoryPhrases,
+    world: &World,
+    turn: &Utterance<'_>,
+    named_before: Option<&str>,
+    reading: &Reading,
+) -> Option<String> {
+    let wants_nothing_named = match reading.act {
+        Act::Unknown | Act::FollowUp => true,
+        Act::Give | Act::Pour => [&reading.slots.object, &reading.slots.source]
+            .into_iter()
+            .flatten()
+            .all(|o| o.resolved().is_none()),
+        _ => false,
+    };
+    if !wants_nothing_named {
+        return None;
+    }
+    let others: Vec<String> = world
+        .persons()
+        .iter()
+        .map(|p| p.name.clone())
+        .filter(|n| n != turn.speaker && n != turn.listener)
+        .collect();
+    phrases.usual_for(world, turn.speaker, turn.text, named_before, &others)
 }
 
 /// Whether the one thing a reading pours from is the one thing it pours into.

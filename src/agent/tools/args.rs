@@ -62,7 +62,7 @@ impl Args {
             });
         };
         for key in map.keys() {
-            if !tool.args.contains(&key.as_str()) {
+            if !tool.takes(key) {
                 return Err(ArgError::Unexpected {
                     tool: tool.name.into(),
                     arg: key.clone(),

@@ -44,7 +44,19 @@ pub struct ToolDef {
     pub args: &'static [&'static str],
 }
 
+/// Arguments a tool takes that its schema does not offer the LLM, for the
+/// rules brain: who may hear a fact (`visibility = "table"`, when the person
+/// said it is for the others too), and a recall for acting for the person
+/// (`purpose = "acting"`: what they told for acting only is given, marked never
+/// to be said). The LLM's schema stays the paper's, so recordings replay unchanged.
+const UNOFFERED: [(&str, &str); 2] = [("remember", "visibility"), ("recall", "purpose")];
+
 impl ToolDef {
+    /// Whether the tool takes `arg`, offered in its schema or not.
+    pub fn takes(&self, arg: &str) -> bool {
+        self.args.contains(&arg) || UNOFFERED.contains(&(self.name, arg))
+    }
+
     /// Its arguments as a JSON example, for messages that say what to send.
     pub fn example(&self) -> String {
         let fields: Vec<String> = self

@@ -86,6 +86,9 @@ impl RulesBrain {
             }
             _ => return None,
         };
+        if let Some(calls) = self.ruled_out(s, &object, &asked_for) {
+            return calls;
+        }
         // "Another coffee, in the same cup as last time": the drink, poured into
         // the cup it was poured into then.
         let act = match reading.act {

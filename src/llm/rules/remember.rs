@@ -44,10 +44,11 @@ impl RulesBrain {
         let fact = s.reading.slots.fact.clone()?;
         let Some(done) = s.dialogue.find("remember") else {
             let topic = self.topic_of(&fact);
-            return Some(vec![call(
-                "remember",
-                json!({"person_name": about, "fact": fact, "topic": topic}),
-            )]);
+            let mut args = json!({"person_name": about, "fact": fact, "topic": topic});
+            if s.reading.slots.memory.as_deref() == Some("table") {
+                args["visibility"] = json!("table");
+            }
+            return Some(vec![call("remember", args)]);
         };
         let sender = s.sender.clone().unwrap_or_default();
         let text = if !done.result.starts_with("Stored") {
@@ -194,7 +195,7 @@ impl RulesBrain {
             let query = mention.map_or("drink", |m| m.said.as_str());
             return Err(Some(vec![call(
                 "recall",
-                json!({"query": query, "person_name": recipient}),
+                json!({"query": query, "person_name": recipient, "purpose": "acting"}),
             )]));
         };
         let candidates: Vec<String> = match mention {
@@ -243,6 +244,49 @@ impl RulesBrain {
             left_out: None,
             every: Vec::new(),
         }))
+    }
+
+    /// A request for someone else that what they told the robot rules out
+    /// ("Can Daniel have some milk?" after Daniel's "milk makes me ill"):
+    /// declined, their reason kept to them. `Some` is the turn's next step: a
+    /// `recall` for acting for them first, then the answer.
+    pub(super) fn ruled_out(
+        &self,
+        s: &Situation<'_>,
+        object: &str,
+        asked_for: &str,
+    ) -> Option<Calls> {
+        let target_owner = s
+            .reading
+            .slots
+            .target
+            .as_ref()
+            .and_then(|t| t.owner.clone());
+        let person = target_owner.unwrap_or_else(|| asked_for.to_string());
+        let for_someone_else = s.sender.as_deref().is_some_and(|sender| sender != person);
+        let a_person = self.world.persons().iter().any(|p| p.name == person);
+        if !s.memory_on || !s.robot_addressed || !for_someone_else || !a_person {
+            return None;
+        }
+        let Some(done) = s.dialogue.find("recall") else {
+            return Some(Some(vec![call(
+                "recall",
+                json!({"query": "drink", "person_name": person, "purpose": "acting"}),
+            )]));
+        };
+        let avoided = confirmed_facts(&done.result)
+            .iter()
+            .any(|fact| self.preference(fact).avoided.iter().any(|a| a == object));
+        avoided.then(|| {
+            let thing = self.speech.object(object);
+            self.say(
+                s,
+                self.speech.say(
+                    "memory.ruled_out",
+                    &[("person", &person), ("object", &thing)],
+                ),
+            )
+        })
     }
 
     /// The drink the newest of the person's own facts points to.
@@ -299,17 +343,33 @@ impl RulesBrain {
     fn preference_of_sentence(&self, fact: &str) -> Preference {
         let grammar = self.understanding.grammar();
         // In the scene's words, as the sentences read them ("zuckerfreie" -> "sugar free").
-        let words: Vec<String> = fact
+        // With each word, whether its clause says what holds now ("so it's hot
+        // chocolate from now on"): a change of mind names the new drink there.
+        let (words, now): (Vec<String>, Vec<bool>) = fact
             .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .flat_map(|w| match grammar.normalize.vocabulary.get(w) {
-                Some(scene_words) => scene_words.split_whitespace().map(str::to_string).collect(),
-                None => vec![w.to_string()],
+            .split([',', ';', ':'])
+            .flat_map(|clause| {
+                let words: Vec<String> = clause
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .flat_map(|w| match grammar.normalize.vocabulary.get(w) {
+                        Some(scene_words) => {
+                            scene_words.split_whitespace().map(str::to_string).collect()
+                        }
+                        None => vec![w.to_string()],
+                    })
+                    .collect();
+                let now = words.iter().any(|w| grammar.memory.now.contains(w));
+                words.into_iter().map(move |w| (w, now))
             })
-            .collect();
+            .unzip();
         let joined = format!(" {} ", words.join(" "));
-        let negative = words.iter().any(|w| grammar.memory.aversion.contains(w));
+        // As written, too: "can't" is split into "can" and "t" above.
+        let negative = words
+            .iter()
+            .cloned()
+            .chain(crate::understanding::normalize::plain_words(fact))
+            .any(|w| grammar.memory.aversion.contains(&w));
         let filter = self
             .understanding
             .grammar()
@@ -323,7 +383,9 @@ impl RulesBrain {
         // Longest names first; a word named as part of one ("ginger beer") names
         // nothing else ("beer"), and several things may be named ("ginger beer,
         // in the blue glass").
-        let mut objects = Vec::new();
+        // ((not said to hold now, added to another, where), what): "coffee with
+        // oat milk" wants the coffee, the oat milk only with it.
+        let mut found: Vec<((bool, bool, usize), String)> = Vec::new();
         let mut named = vec![false; words.len()];
         for n in (1..=3).rev() {
             for at in 0..words.len().saturating_sub(n - 1) {
@@ -334,12 +396,17 @@ impl RulesBrain {
                 if let Some(id) = self.drink_or_thing(&gram) {
                     named[at..at + n].fill(true);
                     let name = self.world.object(id).name.clone();
-                    if !objects.contains(&name) {
-                        objects.push(name);
+                    if !found.iter().any(|(_, n)| *n == name) {
+                        let added = words[at.saturating_sub(4)..at]
+                            .iter()
+                            .any(|w| grammar.memory.added_with.contains(w));
+                        found.push(((!now[at], added, at), name));
                     }
                 }
             }
         }
+        found.sort_by_key(|(key, _)| *key);
+        let objects: Vec<String> = found.into_iter().map(|(_, name)| name).collect();
         if negative {
             Preference {
                 avoided: objects,
