@@ -115,6 +115,11 @@ pub struct Normalize {
     /// take the repaired thing's word ("the blue glass, no, the red glass").
     #[serde(default)]
     pub repair_pro_forms: Vec<String>,
+    /// Words that follow a thing's word ("die Cola *ohne* Zucker"): a repair
+    /// with one right after its determiner ("nicht die normale Cola, die ohne
+    /// Zucker") takes the repaired thing's word before it.
+    #[serde(default)]
+    pub repair_after_the_thing: Vec<String>,
     /// Words that join the things of a list ("cola and fanta", "cola or fanta").
     #[serde(default)]
     pub conjunctions: Vec<String>,

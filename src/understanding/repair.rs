@@ -120,10 +120,16 @@ fn negated_repair(rules: &Normalize, text: &str) -> Option<String> {
         if core.is_empty() || core.len() > MAX_SENTENCE_REPAIR {
             return None;
         }
-        // The last place before the editing terms where the taken-back words were said.
-        let said = (0..edit.checked_sub(core.len())? + 1)
-            .rev()
-            .find(|&k| words[k..k + core.len()].iter().eq(core.iter().copied()))?;
+        // The last place before the editing terms where the taken-back words were
+        // said; or, said with more words now ("not the *normal* cola" after "cola"),
+        // their end.
+        let (said, core) = (1..=core.len()).rev().find_map(|n| {
+            let core = &core[core.len() - n..];
+            let said = (0..edit.checked_sub(n)? + 1)
+                .rev()
+                .find(|&k| words[k..k + n].iter().eq(core.iter().copied()))?;
+            Some((said, core))
+        })?;
         let mut from = said;
         if determiner(&words[comma]) {
             while from > 0 && determiner(&words[from - 1]) {
@@ -137,13 +143,44 @@ fn negated_repair(rules: &Normalize, text: &str) -> Option<String> {
         } else {
             ""
         };
+        let repaired = with_the_thing(rules, repair, &words[last])
+            .unwrap_or_else(|| text[tokens[comma].start..tokens[end - 1].end].to_string());
+        let between = text[tokens[last].end..tokens[edit].start].trim_end();
+        // "... cola? No, not ..., the zero one. In my glass.": one sentence end, not "?.".
+        let tail = match between.ends_with(['.', '?', '!']) {
+            true => tail.trim_start_matches(['.', '?', '!']),
+            false => tail,
+        };
         Some(format!(
-            "{}{}{}{tail}",
-            &text[..tokens[from].start],
-            &text[tokens[comma].start..tokens[end - 1].end],
-            text[tokens[last].end..tokens[edit].start].trim_end(),
+            "{} {repaired}{between}{tail}",
+            text[..tokens[from].start].trim_end(),
         ))
     })
+}
+
+/// A negated repair's words with the taken-back thing's word put in where it
+/// has none: for its pro-form ("the zero *one*"), or after its determiner
+/// before a word that follows a thing ("die ohne Zucker" → "die cola ohne
+/// Zucker"); `None` when it names its thing itself.
+fn with_the_thing(rules: &Normalize, repair: &[String], thing: &str) -> Option<String> {
+    if let Some(at) = pro_form(rules, repair) {
+        let mut words = repair.to_vec();
+        words[at] = thing.to_string();
+        return Some(words.join(" "));
+    }
+    match repair {
+        [determiner, after, rest @ ..]
+            if is_determiner(rules, determiner) && rules.repair_after_the_thing.contains(after) =>
+        {
+            let rest = rest.join(" ");
+            Some(
+                format!("{determiner} {thing} {after} {rest}")
+                    .trim_end()
+                    .to_string(),
+            )
+        }
+        _ => None,
+    }
 }
 
 /// A self-repair found in a text: word indices.
@@ -334,10 +371,11 @@ fn is_determiner(rules: &Normalize, word: &str) -> bool {
 /// Whether a repair said as a sentence of its own is only a thing's phrase.
 fn short_phrase(rules: &Normalize, words: &[String]) -> bool {
     words.len() <= MAX_SENTENCE_REPAIR
-        && words
-            .iter()
-            .skip(1)
-            .all(|w| !rules.not_in_objects.contains(w) || rules.determiners.contains(w))
+        && words.iter().skip(1).all(|w| {
+            !rules.not_in_objects.contains(w)
+                || rules.determiners.contains(w)
+                || rules.repair_pro_forms.contains(w)
+        })
 }
 
 #[cfg(test)]
@@ -420,6 +458,23 @@ mod tests {
             repaired("kannst du mir cola ins blaue glas schenken nee, nich die cola, die zero")
                 .as_deref(),
             Some("kannst du mir die zero ins blaue glas schenken")
+        );
+        // Taken back with more words than were said ("the *normal* cola"), put
+        // right with a pro-form or a word that follows a thing.
+        let rules = Normalize {
+            repair_after_the_thing: vec!["ohne".into()],
+            ..rules
+        };
+        let repaired = |text: &str| negated_repair(&rules, text);
+        assert_eq!(
+            repaired("Could you pour me cola? No, not the normal cola, the zero one. In my glass.")
+                .as_deref(),
+            Some("Could you pour me the zero cola? In my glass.")
+        );
+        assert_eq!(
+            repaired("Schenkst du mir Cola ein? Nee, nich die normale Cola, die ohne Zucker.")
+                .as_deref(),
+            Some("Schenkst du mir die cola ohne zucker ein?")
         );
         // Nothing taken back that was said before: no repair.
         for text in [
