@@ -516,17 +516,20 @@ impl RulesBrain {
             return Some((glass, false));
         }
         // A fresh glass: one made for this drink (the wine glass for wine),
-        // else one not made for another drink.
+        // else one not made for another drink; of those, one set out at the
+        // recipient's place ("the small cup is in front of him"), filled there.
         let fit = |name: &str| glass_fit(&self.world, name, drink.as_deref());
+        let at_their_place = |name: &str| self.by_the_person(recipient, name);
         pool.iter()
             .filter(|o| o.empty && o.held_by.is_none())
             .max_by_key(|o| {
                 (
                     fit(&o.name),
+                    at_their_place(&o.name),
                     std::cmp::Reverse(listed.iter().position(|l| l.name == o.name)),
                 )
             })
-            .map(|o| (o.name.clone(), true))
+            .map(|o| (o.name.clone(), !at_their_place(&o.name)))
     }
 
     /// The container poured into at the turn before, when the same person said it.

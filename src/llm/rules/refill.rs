@@ -7,6 +7,18 @@ use crate::twin::whereabouts::{self, Whereabouts};
 use crate::understanding::ObjectMention;
 
 impl RulesBrain {
+    /// Whether `name` stands by `person` (at their place, nearer them than anyone).
+    pub(super) fn by_the_person(&self, person: &str, name: &str) -> bool {
+        let world = &self.world;
+        let Some(them) = world.person_named(person) else {
+            return false;
+        };
+        world
+            .object_named(name)
+            .and_then(|id| whereabouts::of(world, id))
+            == Some(Whereabouts::By(them))
+    }
+
     /// The person's glass holding `drink` (any drink when `None`): the one they
     /// hold, else the nearest one nobody holds of which they are the nearest person.
     pub(super) fn glass_of(
