@@ -74,6 +74,9 @@ pub struct Kind {
     pub drinking_vessel: bool,
     /// Words people use for it ("bottle", "phone").
     pub words: Vec<String>,
+    /// Something of a person's own that they carry and put away (a phone):
+    /// "phone's away" says where they put theirs, not that the table lacks it.
+    pub personal: bool,
 }
 
 /// All kinds known to a scene, by name.
@@ -121,6 +124,8 @@ struct KindEntry {
     drinking_vessel: bool,
     #[serde(default)]
     words: Vec<String>,
+    #[serde(default)]
+    personal: bool,
 }
 
 impl KindCatalog {
@@ -196,6 +201,7 @@ impl KindCatalog {
                     pourable: entry.pourable,
                     drinking_vessel: entry.drinking_vessel,
                     words,
+                    personal: entry.personal,
                 },
             );
         }

@@ -441,6 +441,15 @@ impl RulesBrain {
             .iter()
             .filter(|l| mentions.iter().any(|m| m.candidates.contains(&l.name)))
             .collect();
+        // "So, phone's away": where someone put their own thing, nothing the table lacks.
+        let personal = |l: &&Listed| {
+            self.world
+                .object_named(&l.name)
+                .is_some_and(|id| self.world.object(id).kind.personal)
+        };
+        if !present.is_empty() && present.iter().all(personal) {
+            return None;
+        }
         // "The cola and the fanta are all gone": what each still holds.
         if mentions.len() > 1 && present.iter().any(|l| l.contains.is_some()) {
             let held = present.iter().filter(|l| l.contains.is_some());
