@@ -39,7 +39,6 @@ struct Draft {
     failed: bool,
 }
 
-/// Memory as the agent uses it in one session after another.
 /// A fact a turn asks to keep. `for_the_table`: said to everyone, or said to be
 /// for the others too (the rules brain's optional `visibility = "table"`; the
 /// LLM's schema keeps the paper's three arguments, so it never sets it).
@@ -51,6 +50,7 @@ struct Told<'a> {
     for_the_table: bool,
 }
 
+/// Memory as the agent uses it in one session after another.
 pub struct Remembering {
     memory: Memory,
     settings: MemorySettings,

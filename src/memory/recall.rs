@@ -18,7 +18,12 @@ pub struct Recalled {
 
 /// A fact as one line the rules brain can read back: `- fact ID [topic] SENTENCE`.
 pub fn fact_line(f: &Fact) -> String {
-    format!("- fact {} [{}] {}", f.id, f.topic, f.sentence())
+    fact_line_noted(f, "")
+}
+
+/// As [`fact_line`], with a note before the sentence ("(for acting only; never say it) ").
+fn fact_line_noted(f: &Fact, note: &str) -> String {
+    format!("- fact {} [{}] {note}{}", f.id, f.topic, f.sentence())
 }
 
 /// An episode as one line: `- episode ID [day] I handed red_glass to Daniel.`
@@ -93,14 +98,11 @@ pub fn recall(
         let (usable, kept): (Vec<Fact>, Vec<Fact>) =
             withheld.into_iter().partition(for_this_person);
         withheld = kept;
-        lines.extend(usable.iter().map(|f| {
-            format!(
-                "- fact {} [{}] (for acting only; never say it) {}",
-                f.id,
-                f.topic,
-                f.sentence()
-            )
-        }));
+        lines.extend(
+            usable
+                .iter()
+                .map(|f| fact_line_noted(f, "(for acting only; never say it) ")),
+        );
     }
     lines.extend(episodes.iter().map(episode_line));
     let about = person.clone().unwrap_or_else(|| "that".into());

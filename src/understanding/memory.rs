@@ -134,8 +134,9 @@ impl MemoryPhrases {
         if self.forget_everything.iter().any(|p| contains(heard, p)) {
             return Some(MemoryAsk::Forget { everything: true });
         }
+        let kept_before = self.kept_before(said);
         // "Scratch that, it's Thursdays now. Can you update that?" replaces; it erases nothing.
-        if self.forget_that.iter().any(|p| contains(heard, p)) && self.kept_before(said).is_none() {
+        if self.forget_that.iter().any(|p| contains(heard, p)) && kept_before.is_none() {
             return Some(MemoryAsk::Forget { everything: false });
         }
         // The whole turn, else one of its sentences ("What did Matteo have
@@ -169,7 +170,7 @@ impl MemoryPhrases {
             .max_by_key(|p| p.len())
         {
             Some(phrase) => words_after(said, phrase)?,
-            None if self.kept_before(said).is_some() => self.kept_before(said)?,
+            None if kept_before.is_some() => kept_before?,
             None => {
                 // As said, too: the normalised text has lost "so" and "instead".
                 let plain = super::normalize::plain_words(said).join(" ");
@@ -268,20 +269,20 @@ impl MemoryPhrases {
         while let Some(lead) = self
             .remember_leads
             .iter()
-            .chain(std::iter::once(&"do".to_string()))
             .filter(|l| starts(words, l))
             .map(|l| l.split_whitespace().count())
             .max()
         {
-            // "do" is a lead only before a core ("do remember that"), never "do you ...".
-            if words.get(lead).is_some_and(|w| w == "you") {
-                return false;
-            }
             words = &words[lead..];
         }
         let tails_only = |rest: &[String]| {
             let mut rest = rest;
             while !rest.is_empty() {
+                // A tail ending in "**" takes the rest ("instead of the mug").
+                let open = |t: &&String| t.strip_suffix(" **").is_some_and(|t| starts(rest, t));
+                if self.remember_tails.iter().any(|t| open(&t)) {
+                    return true;
+                }
                 let Some(n) = self
                     .remember_tails
                     .iter()
@@ -289,8 +290,7 @@ impl MemoryPhrases {
                     .map(|t| t.split_whitespace().count())
                     .max()
                 else {
-                    // "instead of the mug": what follows "instead" names what it replaces.
-                    return rest.first().is_some_and(|w| w == "instead");
+                    return false;
                 };
                 rest = &rest[n..];
             }
@@ -311,6 +311,8 @@ impl MemoryPhrases {
         said: &str,
         unread: bool,
     ) -> Option<String> {
+        // A recogniser's text with no punctuation at all.
+        let unpunctuated = !said.contains(['.', ',', '!', '?']);
         clauses_with_ends(said)
             .into_iter()
             .find_map(|(_, words, end)| {
@@ -324,11 +326,9 @@ impl MemoryPhrases {
                     && words.first().is_some_and(|w| {
                         self.remember_leads
                             .iter()
-                            .any(|l| l.starts_with(w.as_str()))
+                            .any(|l| l.split_whitespace().next() == Some(w.as_str()))
                     });
-                // Written as a question; or, in a recogniser's text with no punctuation
-                // at all, opened as one.
-                let unpunctuated = !said.contains(['.', ',', '!', '?']);
+                // Written as a question; or, unpunctuated, opened as one.
                 let question = unread
                     && !a_request
                     && (end == '?'
@@ -341,11 +341,7 @@ impl MemoryPhrases {
                 }
                 let named = words
                     .iter()
-                    .map(|w| w.strip_suffix("'s").unwrap_or(w))
-                    .find_map(|w| match grounding::person(world, w) {
-                        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
-                        _ => None,
-                    })
+                    .find_map(|w| person_called(world, w))
                     .filter(|name| !advice || name != speaker);
                 // "What have you got in your head about me?"
                 let about_me = || {
@@ -390,8 +386,16 @@ impl MemoryPhrases {
                     _ => None,
                 });
         }
-        let first = first.strip_suffix("'s").unwrap_or(first);
         self.person_named(world, speaker, first)
+    }
+}
+
+/// The person at the table a word names ("Daniel", "Daniel's"), if any.
+pub fn person_called(world: &World, word: &str) -> Option<String> {
+    let word = word.strip_suffix("'s").unwrap_or(word);
+    match grounding::person(world, word) {
+        Grounding::Resolved(id) => Some(world.person(id).name.clone()),
+        _ => None,
     }
 }
 
@@ -498,10 +502,7 @@ impl MemoryPhrases {
         if self.me.contains(&said.to_lowercase()) {
             return Some(speaker.to_string());
         }
-        match grounding::person(world, said) {
-            Grounding::Resolved(id) => Some(world.person(id).name.clone()),
-            _ => None,
-        }
+        person_called(world, said)
     }
 }
 
@@ -623,8 +624,20 @@ mod tests {
         let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         MemoryPhrases {
             remember_leads: list(&["can you", "please"]),
-            remember_cores: list(&["remember that", "keep that in mind", "make a note of that"]),
-            remember_tails: list(&["for me", "would you", "won't you", "please"]),
+            remember_cores: list(&[
+                "remember that",
+                "do remember that",
+                "keep that in mind",
+                "make a note of that",
+            ]),
+            remember_tails: list(&[
+                "for me",
+                "would you",
+                "won't you",
+                "please",
+                "instead",
+                "instead of **",
+            ]),
             forget_that: list(&["scratch that"]),
             ..MemoryPhrases::default()
         }
@@ -653,6 +666,13 @@ mod tests {
         assert_eq!(
             phrases.kept_before("Please, remember that the pot is hot."),
             None
+        );
+        // A tail that takes the rest: "instead of the mug".
+        assert_eq!(
+            phrases
+                .kept_before("The flowery teacup for me now. Remember that instead of the mug.")
+                .as_deref(),
+            Some("The flowery teacup for me now")
         );
         // "Scratch that" takes the old fact back; it is no part of the new one.
         assert_eq!(

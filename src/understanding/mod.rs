@@ -557,11 +557,7 @@ fn person_named_in(world: &World, turn: &Utterance<'_>) -> Option<String> {
     normalize::plain_words(turn.text)
         .iter()
         .rev()
-        .map(|w| w.strip_suffix("'s").unwrap_or(w).to_string())
-        .find_map(|w| match grounding::person(world, &w) {
-            Grounding::Resolved(id) => Some(world.person(id).name.clone()),
-            _ => None,
-        })
+        .find_map(|w| memory::person_called(world, w))
         .filter(|n| n != turn.speaker && n != turn.listener)
 }
 
@@ -788,16 +784,15 @@ fn an_order_not_a_count(
 }
 
 /// The reading, read again for what it asks of memory: a memory act replaces
-/// it; "my usual" / "last time" mark a request (and make one of a bare "my usual").
+/// it; else [`with_memory_reference`].
 fn with_memory(
     phrases: &memory::MemoryPhrases,
     world: &World,
     turn: &Utterance<'_>,
     named_before: Option<&str>,
-    mut reading: Reading,
+    reading: Reading,
 ) -> Reading {
     use memory::MemoryAsk;
-    let heard = reading.heard.replace(" | ", " ");
     let person = |name: String| PersonMention {
         said: name.clone(),
         name: Some(name),
@@ -832,58 +827,16 @@ fn with_memory(
             },
         ),
         Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
-        None if asks_memory_about(phrases, world, turn, &reading).is_some() => (
-            Act::AskMemory,
-            Slots {
-                person: asks_memory_about(phrases, world, turn, &reading).map(person),
-                ..Slots::default()
-            },
-        ),
-        None => {
-            if let Some(whose) = usual_made_ready(phrases, world, turn, named_before, &reading) {
-                reading.act = Act::Give;
-                reading.doubt = None;
-                reading.slots = Slots::default();
-                reading.slots.recipient = Some(person(whose));
-                reading.slots.memory = Some("usual".to_string());
-                return reading;
-            }
-            if let Some(refers) = phrases.reference(&heard, turn.text) {
-                // "My usual" is a request of its own, not a follow-up of the last one,
-                // nor lost in the greeting or the thanks around it ("Morning! Can I
-                // have my usual?", "The usual for me too, thanks.").
-                if phrases.asks_by_itself(&heard, turn.text)
-                    && matches!(
-                        reading.act,
-                        Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
-                    )
-                {
-                    reading.act = Act::Give;
-                    // The phrase is what was read: "could you sort me out
-                    // with my usual" leaves nothing in doubt that would not
-                    // be in doubt of "my usual, please".
-                    reading.doubt = None;
-                    reading.slots = Slots::default();
-                    reading.slots.recipient = Some(PersonMention {
-                        said: String::new(),
-                        name: Some(turn.speaker.to_string()),
-                    });
-                }
-                if reading.act.is_request() {
-                    reading.slots.memory = Some(refers.to_string());
-                    // The part left unread was the memory phrase, read here
-                    // ("in the same cup as before"): no doubt is left of it.
-                    if matches!(&reading.doubt, Some(Doubt::UnreadPart { part })
-                        if phrases.reference(part, "").is_some())
-                    {
-                        // (`doubt_of` keeps a doubt already set: clear it first.)
-                        reading.doubt = None;
-                        reading.doubt = doubt_of(&reading, None);
-                    }
-                }
-            }
-            return reading;
-        }
+        None => match asks_memory_about(phrases, world, turn, &reading) {
+            Some(about) => (
+                Act::AskMemory,
+                Slots {
+                    person: Some(person(about)),
+                    ..Slots::default()
+                },
+            ),
+            None => return with_memory_reference(phrases, world, turn, named_before, reading),
+        },
     };
     Reading {
         act,
@@ -894,6 +847,66 @@ fn with_memory(
         doubt: None,
         skipped: 0,
     }
+}
+
+/// A reading memory asks nothing of, read again for a reference to it: "my
+/// usual" / "last time" mark a request (and make one of a bare "my usual");
+/// "pour him one" makes someone's usual ready.
+fn with_memory_reference(
+    phrases: &memory::MemoryPhrases,
+    world: &World,
+    turn: &Utterance<'_>,
+    named_before: Option<&str>,
+    mut reading: Reading,
+) -> Reading {
+    if let Some(whose) = usual_made_ready(phrases, world, turn, named_before, &reading) {
+        reading.act = Act::Give;
+        reading.doubt = None;
+        reading.slots = Slots::default();
+        reading.slots.recipient = Some(PersonMention {
+            said: whose.clone(),
+            name: Some(whose),
+        });
+        reading.slots.memory = Some("usual".to_string());
+        return reading;
+    }
+    let heard = reading.heard.replace(" | ", " ");
+    let Some(refers) = phrases.reference(&heard, turn.text) else {
+        return reading;
+    };
+    // "My usual" is a request of its own, not a follow-up of the last one,
+    // nor lost in the greeting or the thanks around it ("Morning! Can I
+    // have my usual?", "The usual for me too, thanks.").
+    if phrases.asks_by_itself(&heard, turn.text)
+        && matches!(
+            reading.act,
+            Act::Unknown | Act::FollowUp | Act::Greeting | Act::Thanks
+        )
+    {
+        reading.act = Act::Give;
+        // The phrase is what was read: "could you sort me out
+        // with my usual" leaves nothing in doubt that would not
+        // be in doubt of "my usual, please".
+        reading.doubt = None;
+        reading.slots = Slots::default();
+        reading.slots.recipient = Some(PersonMention {
+            said: String::new(),
+            name: Some(turn.speaker.to_string()),
+        });
+    }
+    if reading.act.is_request() {
+        reading.slots.memory = Some(refers.to_string());
+        // The part left unread was the memory phrase, read here
+        // ("in the same cup as before"): no doubt is left of it.
+        if matches!(&reading.doubt, Some(Doubt::UnreadPart { part })
+            if phrases.reference(part, "").is_some())
+        {
+            // (`doubt_of` keeps a doubt already set: clear it first.)
+            reading.doubt = None;
+            reading.doubt = doubt_of(&reading, None);
+        }
+    }
+    reading
 }
 
 /// Whom a question asks memory about: advice for someone ("should I pour

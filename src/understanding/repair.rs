@@ -151,10 +151,9 @@ fn negated_repair(rules: &Normalize, text: &str) -> Option<String> {
             true => tail.trim_start_matches(['.', '?', '!']),
             false => tail,
         };
-        Some(format!(
-            "{} {repaired}{between}{tail}",
-            text[..tokens[from].start].trim_end(),
-        ))
+        let before = text[..tokens[from].start].trim_end();
+        let gap = if before.is_empty() { "" } else { " " };
+        Some(format!("{before}{gap}{repaired}{between}{tail}"))
     })
 }
 

@@ -46,15 +46,9 @@ impl RulesBrain {
                 world.object_base(id).truncate().distance(at)
             })
         };
-        let by_them = |name: &str| {
-            world
-                .object_named(name)
-                .and_then(|id| whereabouts::of(world, id))
-                == Some(Whereabouts::By(them))
-        };
         listed
             .iter()
-            .filter(|o| holds(o) && o.held_by.is_none() && by_them(&o.name))
+            .filter(|o| holds(o) && o.held_by.is_none() && self.by_the_person(person, &o.name))
             .min_by(|a, b| distance(&a.name).total_cmp(&distance(&b.name)))
             .map(|o| o.name.clone())
     }

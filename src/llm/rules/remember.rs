@@ -264,7 +264,7 @@ impl RulesBrain {
             .and_then(|t| t.owner.clone());
         let person = target_owner.unwrap_or_else(|| asked_for.to_string());
         let for_someone_else = s.sender.as_deref().is_some_and(|sender| sender != person);
-        let a_person = self.world.persons().iter().any(|p| p.name == person);
+        let a_person = self.world.person_named(&person).is_some();
         if !s.memory_on || !s.robot_addressed || !for_someone_else || !a_person {
             return None;
         }
