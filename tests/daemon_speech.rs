@@ -98,3 +98,61 @@ async fn a_missing_microphone_or_model_is_one_warning_and_typed_turns_still_work
         );
     }
 }
+
+/// "Robot, could you hand me the fanta?", a pause that ends the complete
+/// request early, and "Oh no, sorry, I meant the cola.": the correction comes
+/// as a turn of its own while the robot is handing over the fanta. The robot
+/// stops, and hands over the cola instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correction_split_off_by_the_early_end_stops_the_request_and_does_what_was_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let spoken = |text: &str| {
+        let x = espeak(text);
+        let (start, end) = speech_support::speech_bounds(&x);
+        x[start..end].to_vec()
+    };
+    let mut audio = vec![0.0f32; 16_000];
+    audio.extend(spoken("Robot, could you hand me the fanta?"));
+    audio.extend(vec![0.0f32; 16_000 * 40 / 100]);
+    audio.extend(spoken("Oh no, sorry, I meant the cola."));
+    audio.extend(vec![0.0f32; 2 * 16_000]);
+    let wav = dir.path().join("mic.wav");
+    attentive::frontend::source::write_wav(&wav, &audio, 16_000, 1).expect("write wav");
+    let model = model_path();
+    let daemon = Daemon::start(
+        &["--brain", "rules", "--wav", wav.to_str().unwrap()],
+        &[
+            ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
+            ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Daniel"),
+            // The arm moves in real time, as a robot's does.
+            ("ATTENTIVE_SIM__TIME_SCALE", "1.0"),
+        ],
+        &dir.path().join("state"),
+    );
+    let log = daemon
+        .wait_for("both turns' episodes", |l| {
+            of_type(l, "episode_end").len() >= 2
+        })
+        .await;
+    let turns = of_type(&log, "turn");
+    assert_eq!(
+        turns.len(),
+        2,
+        "the early end split the correction off: {turns:?}"
+    );
+    let interrupted = of_type(&log, "interrupted");
+    assert_eq!(interrupted.len(), 1, "{log:?}");
+    assert_eq!(interrupted[0]["by"], "Daniel");
+    let handed = |object: &str| {
+        of_type(&log, "action").iter().any(|a| {
+            a["ok"] == true
+                && a["name"] == "hand_object_over_to_person"
+                && a["args"]["object_name"] == object
+        })
+    };
+    assert!(
+        !handed("fanta_bottle"),
+        "the fanta's hand-over was stopped: {log:?}"
+    );
+    assert!(handed("cola_bottle"), "the cola was handed over: {log:?}");
+}

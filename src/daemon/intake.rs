@@ -245,6 +245,9 @@ pub struct Intake {
     pub glance: Option<Glance>,
     /// The last turn queued, with its `seq` (for correcting its speaker).
     pub last_turn: std::sync::Arc<std::sync::Mutex<Option<(u64, Turn)>>>,
+    /// The language's sentences: a turn that puts right the one being acted on
+    /// ("Oh no, sorry, I meant the oat milk.") stops it first.
+    pub understanding: Option<crate::understanding::Understanding>,
 }
 
 /// The cue at the end of a person's speech: the robot's head turns to them.
@@ -293,6 +296,10 @@ impl Intake {
                 })
             }
             None => {
+                if self.puts_right_the_running_turn(&turn) {
+                    let effect = self.interrupt(InterruptKind::Stop, &turn.speaker);
+                    tracing::info!(%effect, "a correction of the turn being handled");
+                }
                 let seq = super::worker::enqueue(&self.bus, &self.queue, turn.clone());
                 if let Ok(mut last) = self.last_turn.lock() {
                     *last = Some((seq, turn));
@@ -303,6 +310,16 @@ impl Intake {
                 })
             }
         }
+    }
+
+    /// Whether `turn` puts right the turn the running episode handles, by the
+    /// same person to the same listener: what that episode does is not wanted.
+    fn puts_right_the_running_turn(&self, turn: &Turn) -> bool {
+        let (Some(stage), Some(running)) = (&self.understanding, self.episodes.running_turn())
+        else {
+            return false;
+        };
+        stage.puts_right(&running.utterance(), &turn.utterance())
     }
 
     /// Corrects who said the last turn: a `speaker_corrected` event, then the

@@ -385,6 +385,7 @@ pub fn worker(
         voice: voice.clone(),
         glance: body.glance,
         last_turn: Arc::default(),
+        understanding: agent.understanding().cloned(),
     };
     let worker = Worker::new(
         agent.with_executor(body.executor),

@@ -134,6 +134,11 @@ impl Episodes {
         Some(running.turn.clone())
     }
 
+    /// The turn the running episode handles, if one runs.
+    pub fn running_turn(&self) -> Option<Turn> {
+        self.lock().as_ref().map(|r| r.turn.clone())
+    }
+
     /// Whether an episode runs now.
     pub fn busy(&self) -> bool {
         self.lock().is_some()

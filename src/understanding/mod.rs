@@ -104,12 +104,48 @@ impl Understanding {
             if let Some(named) = person_named_in(world, u) {
                 before.person = Some(named);
             }
+            before.request_was_last = reading.act.is_request();
             if reading.act.is_request() {
                 before.request = Some(reading);
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
             }
         }
-        self.read_naming(&lexicon, world, turn, &before).0
+        // Only a request is put right by the next turn; a remark is followed by another.
+        let joined = earlier
+            .last()
+            .filter(|_| before.request_was_last)
+            .and_then(|u| self.joined_repair(u, turn));
+        match joined {
+            // The turn before is read again with this one putting it right.
+            Some(text) => {
+                let mut reading = self
+                    .read_naming(
+                        &lexicon,
+                        world,
+                        &Utterance {
+                            text: &text,
+                            ..*turn
+                        },
+                        &before,
+                    )
+                    .0;
+                reading.matched = format!("{} (putting right the turn before)", reading.matched);
+                reading
+            }
+            None => self.read_naming(&lexicon, world, turn, &before).0,
+        }
+    }
+
+    /// Whether `turn` puts right `before`, the same person's turn to the same
+    /// listener just before it ("Oh no, sorry, I meant the cola.").
+    pub fn puts_right(&self, before: &Utterance<'_>, turn: &Utterance<'_>) -> bool {
+        self.joined_repair(before, turn).is_some()
+    }
+
+    /// The two turns' texts as one, where `turn` puts `before` right.
+    fn joined_repair(&self, before: &Utterance<'_>, turn: &Utterance<'_>) -> Option<String> {
+        let same = before.speaker == turn.speaker && before.listener == turn.listener;
+        same.then(|| repair::across_turns(&self.grammar.normalize, before.text, turn.text))?
     }
 
     /// Whether words as the stage heard them (a reading's `heard`) address the
@@ -572,6 +608,8 @@ struct Before {
     question: Option<(String, String)>,
     /// The person an earlier turn was about ("What does Dario drink?"): "him" next.
     person: Option<String>,
+    /// The turn just before asked for something.
+    request_was_last: bool,
 }
 
 impl Before {

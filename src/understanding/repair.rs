@@ -91,6 +91,49 @@ pub fn sentences(
     parts
 }
 
+/// "Oh no, sorry, I meant the cola." said as a turn of its own right after
+/// one's own "Could you hand me the fanta?" (typed as a second message, or
+/// split off by a microphone's early end of turn): the two texts joined, when
+/// this one opens with an editing term and puts right something the one
+/// before said; else `None`.
+pub fn across_turns(rules: &Normalize, before: &str, text: &str) -> Option<String> {
+    let words: Vec<String> = tokens(text).into_iter().map(|t| t.word).collect();
+    let first = match after_editing_terms(rules, &words, 0) {
+        Some(first) => first,
+        None if words
+            .first()
+            .is_some_and(|w| rules.repair_negations.contains(w)) =>
+        {
+            0
+        }
+        None => return None,
+    };
+    // Only the thing put right, or "not X, Y": a longer turn says something
+    // of its own ("Sorry, my wife is asking when I'll be home.").
+    let negated = rules.repair_negations.contains(&words[first]);
+    let most = if negated {
+        2 * MAX_SENTENCE_REPAIR + 1
+    } else {
+        MAX_SENTENCE_REPAIR
+    };
+    if words.len() - first > most {
+        return None;
+    }
+    let before = before.trim_end();
+    // The first text must read as finished: a sentence end between the two.
+    let ended = before.ends_with(['.', '!', '?']);
+    let joined = format!(
+        "{before}{} {}",
+        if ended { "" } else { "." },
+        text.trim_start()
+    );
+    let at = tokens(before).len();
+    let repairs_it = (negated_repair(rules, &joined).is_some()
+        && negated_repair(rules, before).is_none())
+        || find(rules, &joined).is_some_and(|r| r.edit >= at && r.reparandum < at);
+    repairs_it.then_some(joined)
+}
+
 /// "Pour me cola, no wait, not the cola, the zero": a repair that names what
 /// it takes back ("not the cola") before what it puts in its place ("the
 /// zero"). The text with the repair in the taken-back thing's place and the
@@ -531,6 +574,42 @@ mod tests {
         let text = "pass me the big red glass, no, the blue one";
         let repair = find(&rules, text).expect("a repair");
         assert_eq!(repair.keeping_between(text, &BTreeSet::new(), &rules), None);
+    }
+
+    #[test]
+    fn a_turn_that_opens_with_a_repair_puts_the_turn_before_right() {
+        let r = rules();
+        assert_eq!(
+            across_turns(
+                &r,
+                "Could you hand me the fanta?",
+                "Sorry, I mean the cola."
+            )
+            .as_deref(),
+            Some("Could you hand me the fanta? Sorry, I mean the cola.")
+        );
+        assert_eq!(
+            across_turns(&r, "pass me the fanta", "no, the cola").as_deref(),
+            Some("pass me the fanta. no, the cola")
+        );
+        // Not opened by an editing term, or nothing in the turn before to repair.
+        assert_eq!(
+            across_turns(&r, "Could you hand me the fanta?", "The cola is mine."),
+            None
+        );
+        assert_eq!(
+            across_turns(&r, "How was your day?", "No, it was fine."),
+            None
+        );
+        assert_eq!(across_turns(&r, "", "sorry"), None);
+        assert_eq!(
+            across_turns(
+                &r,
+                "We only have the one glass.",
+                "Sorry, the wife asks when I get home."
+            ),
+            None
+        );
     }
 
     #[test]

@@ -264,6 +264,11 @@ impl Agent {
         });
     }
 
+    /// The understanding stage turns are read with, if any.
+    pub fn understanding(&self) -> Option<&Understanding> {
+        self.understanding.as_ref()
+    }
+
     /// Reads turns with this understanding stage (the `understood` event).
     pub fn with_understanding(mut self, understanding: Understanding) -> Self {
         self.understanding = Some(understanding);
