@@ -145,7 +145,13 @@ fn said_liquid(world: &World, named: &[&str], liquid: Option<&str>) -> bool {
 fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
     let mention = reading.slots.object.as_ref()?;
     if let Some(liquid) = reading.slots.liquid.as_deref() {
-        return Some(holding(world, speech, mention, liquid));
+        return Some(holding(
+            world,
+            speech,
+            mention,
+            liquid,
+            reading.slots.negated,
+        ));
     }
     let full = reading.slots.fill.as_deref() == Some("full");
     let claimed = if full {
@@ -163,13 +169,25 @@ fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Che
     Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))))
 }
 
-/// "There is tea in the big cup": wrong for each one that holds something else.
-fn holding(world: &World, speech: &Phrasebook, mention: &ObjectMention, liquid: &str) -> Checked {
+/// "There is tea in the big cup": wrong for each one that holds something
+/// else; negated ("no tea in the big cup"), for each one that holds tea.
+fn holding(
+    world: &World,
+    speech: &Phrasebook,
+    mention: &ObjectMention,
+    liquid: &str,
+    negated: bool,
+) -> Checked {
     let said = [("object", mention.said.as_str()), ("liquid", liquid)];
-    let claim = speech.say("note.claim_holds", &said);
+    let key = if negated {
+        "note.claim_holds_none"
+    } else {
+        "note.claim_holds"
+    };
+    let claim = speech.say(key, &said);
     let wrong: Vec<String> = present(world, mention)
         .into_iter()
-        .filter(|(_, held)| held.as_deref() != Some(liquid))
+        .filter(|(_, held)| (held.as_deref() == Some(liquid)) == negated)
         .map(|(name, held)| held_or_empty(&name, held.as_deref(), speech))
         .collect();
     let comma = speech.word("words.list_comma");

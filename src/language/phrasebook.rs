@@ -217,6 +217,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("note.claim_full", &["object"]),
     ("note.claim_empty", &["object"]),
     ("note.claim_holds", &["object", "liquid"]),
+    ("note.claim_holds_none", &["object", "liquid"]),
     ("note.claim_count", &["number", "thing"]),
     ("note.claim_which", &["object", "claimed"]),
     ("note.claim_reaches", &["person", "object"]),

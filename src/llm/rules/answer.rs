@@ -569,10 +569,12 @@ impl RulesBrain {
 
     /// "There is tea in the big cup." — corrected for each container that holds
     /// something else or nothing.
+    /// Negated ("there's no coffee in your cup"), for each one that does hold it.
     fn holding_claim(&self, s: &Situation<'_>, said: &[&Listed], liquid: &str) -> Calls {
+        let negated = s.reading.slots.negated;
         let wrong: Vec<&&Listed> = said
             .iter()
-            .filter(|l| l.contains.as_deref() != Some(liquid))
+            .filter(|l| (l.contains.as_deref() == Some(liquid)) == negated)
             .collect();
         if wrong.is_empty() {
             return if said.is_empty() { None } else { self.agree(s) };
