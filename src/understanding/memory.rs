@@ -79,6 +79,14 @@ pub struct MemoryPhrases {
     /// Words that say a fact is for the others too ("in case anyone asks").
     #[serde(default)]
     pub for_others: Vec<String>,
+    /// Words that keep a fact to its teller ("don't tell anyone", "between
+    /// us"); else a fact about nobody ("the spare key is under the flowerpot")
+    /// is the table's, and one about someone only theirs.
+    #[serde(default)]
+    pub private: Vec<String>,
+    /// Words that put a new fact in the place of the last one told ("update that").
+    #[serde(default)]
+    pub update: Vec<String>,
 }
 
 /// What memory is asked for, besides the turn's reading.
@@ -198,14 +206,34 @@ impl MemoryPhrases {
             .into_iter()
             .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
             .collect();
-        let shared = self
-            .for_others
-            .iter()
-            .any(|p| contains(&plain.join(" "), p));
+        let plain = plain.join(" ");
+        let marked = |phrases: &[String]| phrases.iter().any(|p| contains(&plain, p));
+        let shared = marked(&self.for_others)
+            || (!marked(&self.private) && !self.names_someone(world, &fact));
         Some(MemoryAsk::Remember {
             about,
             fact,
             shared,
+        })
+    }
+
+    /// Whether `said` asks for the last fact told to be put right ("Could you update that?").
+    pub fn updates(&self, said: &str) -> bool {
+        let plain = super::normalize::plain_words(said).join(" ");
+        self.update.iter().any(|p| contains(&plain, p))
+    }
+
+    /// Whether a fact is about someone: the teller ("I", "my"), someone named
+    /// before ("his") or a person at the table.
+    fn names_someone(&self, world: &World, fact: &str) -> bool {
+        super::normalize::plain_words(fact).iter().any(|w| {
+            let w = w.to_lowercase();
+            self.me.contains(&w)
+                || self.someone.contains(&w)
+                || world
+                    .persons()
+                    .iter()
+                    .any(|p| p.name.eq_ignore_ascii_case(&w))
         })
     }
 

@@ -184,6 +184,14 @@ impl RulesBrain {
     }
 
     fn next(&self, s: &Situation<'_>) -> Calls {
+        // A question about a thing the table lacks ("where is the spare key
+        // kept?") may be one memory answers.
+        let lacks = |m: &crate::understanding::ObjectMention| m.candidates.is_empty();
+        if s.reading.act.is_question() && s.reading.slots.object.as_ref().is_some_and(lacks) {
+            if let Some(calls) = self.remembered_answer(s) {
+                return calls;
+            }
+        }
         match s.reading.act {
             Act::Give | Act::MoveTo | Act::MoveAway | Act::Pour | Act::PourSame => self.request(s),
             Act::AskInventory => self.inventory(s),
@@ -220,7 +228,9 @@ impl RulesBrain {
             Act::AskMemory => self.ask_memory(s),
             Act::Confirm => self.confirm(s),
             // A follow-up is read as its request; one without a request is not understood.
-            Act::Unknown | Act::FollowUp => self.not_understood(s),
+            Act::Unknown | Act::FollowUp => self
+                .remembered_answer(s)
+                .unwrap_or_else(|| self.not_understood(s)),
         }
     }
 

@@ -43,7 +43,21 @@ impl RulesBrain {
         let about = about(s)?;
         let fact = s.reading.slots.fact.clone()?;
         let Some(done) = s.dialogue.find("remember") else {
-            let topic = self.topic_of(&fact);
+            // "Update that": the fact takes the place of the newest one told on a topic of its own.
+            let updates = self
+                .understanding
+                .grammar()
+                .memory
+                .updates(&s.dialogue.turn.text);
+            let recalled = s.dialogue.find("recall");
+            if updates && recalled.is_none() {
+                let args = json!({"query": "everything", "person_name": about});
+                return Some(vec![call("recall", args)]);
+            }
+            let own = self.topic_words(&fact).unwrap_or_default();
+            let topic = recalled
+                .and_then(|done| updated_note_topic(&done.result, &own))
+                .unwrap_or_else(|| self.topic_of(&fact));
             let mut args = json!({"person_name": about, "fact": fact, "topic": topic});
             if s.reading.slots.memory.as_deref() == Some("table") {
                 args["visibility"] = json!("table");
@@ -438,7 +452,10 @@ impl RulesBrain {
         }
     }
 
-    fn topic_of(&self, fact: &str) -> &'static str {
+    /// "drink" for a preference, which the next one replaces; else a note on
+    /// the fact's own words ("note:opener-drawer-sink"), so that unrelated
+    /// notes stand side by side.
+    fn topic_of(&self, fact: &str) -> String {
         let p = self.preference(fact);
         let drinks = ["drink", "usual", "coffee", "tea", "milk", "sugar"];
         if !p.wanted.is_empty()
@@ -446,11 +463,118 @@ impl RulesBrain {
             || p.filter.is_some()
             || drinks.iter().any(|d| fact.to_lowercase().contains(d))
         {
-            "drink"
-        } else {
-            "note"
+            return "drink".into();
         }
+        let words = self.topic_words(fact).unwrap_or_default();
+        let key: Vec<&str> = words.split(' ').take(NOTE_TOPIC_WORDS).collect();
+        format!("{NOTE}{}", key.join("-"))
+            .trim_end_matches(':')
+            .to_string()
     }
+}
+
+impl RulesBrain {
+    /// A question to the robot that no template reads ("Where's the spare key
+    /// kept?"): what memory keeps on its words, where the asker may hear it,
+    /// answers it; `None` when memory has nothing on them.
+    pub(super) fn remembered_answer(&self, s: &Situation<'_>) -> Option<Calls> {
+        if !s.memory_on || !s.robot_named || !self.is_a_question(&s.dialogue.turn.text) {
+            return None;
+        }
+        let Some(done) = s.dialogue.find("recall") else {
+            let query = self.topic_words(&s.dialogue.turn.text)?;
+            // No one named: every fact the asker may hear.
+            let args = json!({"query": query, "person_name": "All"});
+            return Some(Some(vec![call("recall", args)]));
+        };
+        let Some((teller, fact)) = told_facts(&done.result).into_iter().next() else {
+            // Only what someone told it for themselves: theirs to tell.
+            let owner = withheld_from(&done.result)?;
+            return Some(self.say(s, self.speech.say("memory.withheld", &[("about", &owner)])));
+        };
+        let text = if s.sender.as_deref() == Some(teller.as_str()) {
+            self.speech.say("memory.you_told_me", &[("facts", &fact)])
+        } else {
+            self.speech.say(
+                "memory.told_me_about_you",
+                &[("person", &teller), ("facts", &fact)],
+            )
+        };
+        Some(self.say(s, text))
+    }
+
+    /// Whether `text` asks: a question mark, or a question's first word.
+    fn is_a_question(&self, text: &str) -> bool {
+        let opens = &self.understanding.grammar().memory.question_opens;
+        text.trim_end().ends_with('?')
+            || crate::understanding::normalize::plain_words(text)
+                .first()
+                .is_some_and(|w| opens.contains(w))
+    }
+
+    /// The words of `text` that no sentence of the language has ("spare
+    /// key"): what a question is about, for searching memory.
+    fn topic_words(&self, text: &str) -> Option<String> {
+        let known = &self.understanding.grammar().words;
+        let words: Vec<String> = crate::understanding::normalize::plain_words(text)
+            .into_iter()
+            .filter(|w| w.chars().count() > 2 && !known.contains(w))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    }
+}
+
+/// Whose facts a `recall` result withheld ("Withheld: 1 thing(s) told for
+/// acting only, by Felix; ..."), the first named.
+fn withheld_from(result: &str) -> Option<String> {
+    let line = result.lines().find(|l| l.starts_with("Withheld:"))?;
+    let owners = line.split_once(", by ")?.1.split_once(';')?.0;
+    owners.split(", ").next().map(str::to_string)
+}
+
+/// How a note's topic starts; the words that follow tell notes apart.
+const NOTE: &str = "note:";
+/// How many of a fact's own words name its note.
+const NOTE_TOPIC_WORDS: usize = 3;
+
+/// The topic of the note in a `recall` result that an update replaces: the
+/// one sharing most of `words` (the update's own words), else the newest
+/// (facts come newest first).
+fn updated_note_topic(result: &str, words: &str) -> Option<String> {
+    let notes: Vec<(&str, &str)> = result
+        .lines()
+        .filter_map(|l| l.strip_prefix("- fact "))
+        .filter_map(|l| l.split_once(" [")?.1.split_once("] "))
+        .filter(|(topic, _)| topic.starts_with("note"))
+        .collect();
+    let shared = |text: &str| {
+        let text = text.to_lowercase();
+        words
+            .split(' ')
+            .filter(|w| !w.is_empty() && text.contains(w))
+            .count()
+    };
+    // `max_by_key` keeps the last of equals: reversed, the newest wins a tie.
+    notes
+        .iter()
+        .rev()
+        .max_by_key(|(_, text)| shared(text))
+        .map(|(topic, _)| topic.to_string())
+}
+
+/// Confirmed facts in a `recall` result, with who told each, best first.
+fn told_facts(result: &str) -> Vec<(String, String)> {
+    result
+        .lines()
+        .filter_map(|l| l.strip_prefix("- fact "))
+        .filter(|l| !l.contains("(for acting only"))
+        .filter_map(|l| {
+            let (_, told) = l.split_once("] ")?;
+            let (teller, rest) = told.split_once(" said on ")?;
+            let (_, fact) = rest.split_once(": ")?;
+            Some((teller.to_string(), fact.to_string()))
+        })
+        .collect()
 }
 
 /// The person's own facts in a `recall` result, newest first.
@@ -586,4 +710,43 @@ impl RulesBrain {
 fn mentions(line: &str, name: &str) -> bool {
     line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|w| w == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECALLED: &str = "Remembered about Felix (may be outdated):\n\
+        - fact 3 [note:gift-lena-cupboard] Felix said on 2026-11-30: The gift for Lena is in the cupboard\n\
+        - fact 1 [note:cellar-key-hook] Felix said on 2026-11-29: The cellar key hangs on the hook\n\
+        - fact 2 [drink] Felix said on 2026-11-29: I take my coffee black";
+
+    #[test]
+    fn an_update_replaces_the_note_it_shares_words_with_else_the_newest() {
+        assert_eq!(
+            updated_note_topic(RECALLED, "cellar key drawer").as_deref(),
+            Some("note:cellar-key-hook")
+        );
+        assert_eq!(
+            updated_note_topic(RECALLED, "party").as_deref(),
+            Some("note:gift-lena-cupboard")
+        );
+        assert_eq!(
+            updated_note_topic("I remember nothing about Felix.", "key"),
+            None
+        );
+    }
+
+    #[test]
+    fn told_and_withheld_facts_are_read_from_a_recall() {
+        let told = told_facts(RECALLED);
+        assert_eq!(told.len(), 3);
+        assert_eq!(
+            told[1],
+            ("Felix".into(), "The cellar key hangs on the hook".into())
+        );
+        let withheld = "I remember nothing about that.\nWithheld: 1 thing(s) told for acting only, by Daniel, Felix; do not reveal them to Ana.";
+        assert_eq!(withheld_from(withheld).as_deref(), Some("Daniel"));
+        assert_eq!(withheld_from(RECALLED), None);
+    }
 }
