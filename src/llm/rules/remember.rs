@@ -564,14 +564,22 @@ fn updated_note_topic(result: &str, words: &str) -> Option<String> {
 
 /// Confirmed facts in a `recall` result, with who told each, best first.
 fn told_facts(result: &str) -> Vec<(String, String)> {
+    facts_told(result, " said on ", ": ")
+        .into_iter()
+        .filter(|(teller, _)| !teller.starts_with('('))
+        .collect()
+}
+
+/// (who said it, the fact) of a recall's fact lines of one form: `said` after
+/// the teller ("- fact 1 [drink] Felix said on DAY: ..."), `opens` before the fact.
+fn facts_told(result: &str, said: &str, opens: &str) -> Vec<(String, String)> {
     result
         .lines()
         .filter_map(|l| l.strip_prefix("- fact "))
-        .filter(|l| !l.contains("(for acting only"))
         .filter_map(|l| {
             let (_, told) = l.split_once("] ")?;
-            let (teller, rest) = told.split_once(" said on ")?;
-            let (_, fact) = rest.split_once(": ")?;
+            let (teller, rest) = told.split_once(said)?;
+            let (_, fact) = rest.split_once(opens)?;
             Some((teller.to_string(), fact.to_string()))
         })
         .collect()
@@ -652,16 +660,7 @@ fn poured_into(line: &str) -> Option<String> {
 /// What others said about the person: (who said it, the fact), from a recall's lines
 /// ("- fact 1 [drink] Felix said about Daniel on DAY (not confirmed by Daniel): ...").
 fn hearsay_facts(result: &str) -> Vec<(String, String)> {
-    result
-        .lines()
-        .filter_map(|l| l.strip_prefix("- fact "))
-        .filter_map(|l| {
-            let (_, told) = l.split_once("] ")?;
-            let (teller, rest) = told.split_once(" said about ")?;
-            let (_, fact) = rest.split_once("): ")?;
-            Some((teller.to_string(), fact.to_string()))
-        })
-        .collect()
+    facts_told(result, " said about ", "): ")
 }
 
 impl RulesBrain {
