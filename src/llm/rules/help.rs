@@ -62,8 +62,9 @@ impl RulesBrain {
             );
         };
         let object = match mention.candidates.as_slice() {
-            // "Give me a minute" to everyone names nothing the robot should answer.
-            [] if s.robot_addressed && !s.robot_named => return None,
+            // "Give me a minute" to everyone or "give me a sec" to a person names
+            // nothing the robot should answer: only asked itself does it say so.
+            [] if !s.robot_named => return None,
             [] => {
                 let here: Vec<String> =
                     listed.iter().map(|o| self.speech.object(&o.name)).collect();
