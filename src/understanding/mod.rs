@@ -516,6 +516,23 @@ impl Understanding {
             if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
                 continue;
             }
+            // "Schieb mir die Zero rüber, ich will nicht so viel Zucker": a
+            // refusal's verb and its "nicht" stand in one clause.
+            let crosses_a_clause = |&(from, len): &(usize, usize)| {
+                (from + 1..from + len).any(|i| words.breaks.get(i).copied().unwrap_or(false))
+            };
+            if sentence.act == Act::Refuse && found.gaps.iter().any(crosses_a_clause) {
+                continue;
+            }
+            // "Gib mir die Cola nicht, die ist mir zu süß": a "nicht" that ends its
+            // clause takes the request back; it is no "the cola, not the other".
+            let ends_a_clause = |(i, w): (usize, &String)| {
+                grammar.normalize.repair_negations.contains(w)
+                    && words.breaks.get(i + 1).copied().unwrap_or(false)
+            };
+            if sentence.act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
+                continue;
+            }
             let skipped: Vec<&String> = found
                 .gaps
                 .iter()
