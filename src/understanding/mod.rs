@@ -546,6 +546,25 @@ impl Understanding {
             {
                 continue;
             }
+            // "Pass me the fan to while you're at it", misheard: a gap that skipped
+            // a determiner and a word no sentence has skipped what was meant; the
+            // "it" after it is not.
+            let referred = [&slots.object, &slots.source, &slots.target]
+                .into_iter()
+                .flatten()
+                .any(|o| o.referred);
+            let skipped_a_thing = found.gaps.iter().any(|&(from, len)| {
+                (from..from + len).any(|i| {
+                    grammar.normalize.determiners.contains(&words.words[i])
+                        && words
+                            .words
+                            .get(i + 1)
+                            .is_some_and(|w| !grammar.words.contains(w))
+                })
+            });
+            if referred && skipped_a_thing {
+                continue;
+            }
             // A gap that skipped words naming something at the table may have
             // skipped what was meant; other skipped words ("while I type") do not.
             let gap_word = skipped.into_iter().find(|w| lexicon.names_table(w));

@@ -552,6 +552,32 @@ fn it_refers_to_the_last_object_mentioned() {
 }
 
 #[test]
+fn an_it_after_a_gap_over_a_thing_the_sentences_do_not_know_is_not_the_last_thing() {
+    let stage = stage();
+    let world = scene::load("softdrinks").expect("scene");
+    let earlier = [Utterance {
+        speaker: "Felix",
+        listener: "Daniel",
+        text: "Could you hand me the blue glass?",
+    }];
+    // "the fan to" is a misheard "the fanta"; the "it" of "while you're at it" is no glass.
+    let reading = stage.read_in_dialogue(
+        &world,
+        &earlier,
+        &Utterance {
+            speaker: "Daniel",
+            listener: "Felix",
+            text: "Sure, and would you pass me the fan to while you're at it?",
+        },
+    );
+    assert!(
+        !summary(&reading).contains("blue_glass"),
+        "{}",
+        summary(&reading)
+    );
+}
+
+#[test]
 fn arbitrary_text_never_panics() {
     let stage = stage();
     let world = scene::load("softdrinks").expect("scene");
