@@ -124,11 +124,26 @@ async fn a_correction_split_off_by_the_early_end_stops_the_request_and_does_what
         &[
             ("ATTENTIVE_WHISPER_MODEL", model.to_str().unwrap()),
             ("ATTENTIVE_AUDIO__FALLBACK_SPEAKER", "Daniel"),
-            // The arm moves in real time, as a robot's does.
-            ("ATTENTIVE_SIM__TIME_SCALE", "1.0"),
+            // The arm moves slower than planned (two seconds for each one), so
+            // that the correction is surely heard while it still moves, however
+            // busy the machine is with recognising it.
+            ("ATTENTIVE_SIM__TIME_SCALE", "2.0"),
         ],
         &dir.path().join("state"),
     );
+    daemon
+        .wait_for("the correction", |l| !of_type(l, "interrupted").is_empty())
+        .await;
+    daemon
+        .wait_for("the cola's hand-over to begin", |l| {
+            of_type(l, "tool_call").iter().any(|c| {
+                c["name"] == "speak"
+                    && c["args"]["text"]
+                        .as_str()
+                        .is_some_and(|t| t.contains("cola"))
+            })
+        })
+        .await;
     let log = daemon
         .wait_for("both turns' episodes", |l| {
             of_type(l, "episode_end").len() >= 2

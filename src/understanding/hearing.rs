@@ -1174,7 +1174,8 @@ fn may_be_a_misheard_verb(
     // the cup" for "and hand me"). After an opener such as "you can" it was
     // heard as said ("you can have the big one" is no "shove"). A question's
     // first word is its own ("is the oat milk vegan?").
-    let first = at_onset(tokens, at, vocabulary, words) && !question;
+    // Two letters left are too little to tell ("on the phone" is no "bung").
+    let first = at_onset(tokens, at, vocabulary, words) && !question && word.chars().count() > 2;
     // After an opener only a word that sounds as a verb does was misheard
     // ("would you feel the big glass" for "fill"; "have" is no "shove").
     let as_a_verb = || {
@@ -1676,6 +1677,10 @@ mod tests {
         // A question's first word is its own ("is" is not a misheard "pass").
         let c = correct("coffee", "Felix", "the_robot", "Is the rot milk vegan?");
         assert!(!c.text.to_lowercase().starts_with("pass"), "{c:?}");
+        // Two letters are too little to tell a verb by ("on the phone" heard live
+        // after a robot's words cut the speech: no "bung the phone").
+        let c = correct("softdrinks", "Daniel", "the_robot", "On the phone.");
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]

@@ -562,7 +562,23 @@ impl Understanding {
                             .is_some_and(|w| !grammar.words.contains(w))
                 })
             });
-            if referred && skipped_a_thing {
+            // "Give me a sec, I have to answer this": nor is an "it" or "this" of
+            // a later clause, over a gap across the comma ("Die hätte ich gern,
+            // wenn Sie so nett wären" keeps its "die").
+            let referred_at = [&slots.object, &slots.source, &slots.target]
+                .into_iter()
+                .flatten()
+                .filter(|o| o.referred)
+                .filter_map(|o| o.said.split_whitespace().last())
+                .filter_map(|w| words.words.iter().rposition(|x| x == w))
+                .max();
+            let a_later_clause = |&(from, len): &(usize, usize)| {
+                (from + 1..from + len).any(|i| {
+                    words.breaks.get(i).copied().unwrap_or(false)
+                        && referred_at.is_some_and(|at| at >= i)
+                })
+            };
+            if referred && (skipped_a_thing || found.gaps.iter().any(a_later_clause)) {
                 continue;
             }
             // A gap that skipped words naming something at the table may have
