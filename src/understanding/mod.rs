@@ -516,21 +516,7 @@ impl Understanding {
             if best.as_ref().is_some_and(|(b, _)| !score.beats(b)) {
                 continue;
             }
-            // "Schieb mir die Zero rüber, ich will nicht so viel Zucker": a
-            // refusal's verb and its "nicht" stand in one clause.
-            let crosses_a_clause = |&(from, len): &(usize, usize)| {
-                (from + 1..from + len).any(|i| words.breaks.get(i).copied().unwrap_or(false))
-            };
-            if sentence.act == Act::Refuse && found.gaps.iter().any(crosses_a_clause) {
-                continue;
-            }
-            // "Gib mir die Cola nicht, die ist mir zu süß": a "nicht" that ends its
-            // clause takes the request back; it is no "the cola, not the other".
-            let ends_a_clause = |(i, w): (usize, &String)| {
-                grammar.normalize.repair_negations.contains(w)
-                    && words.breaks.get(i + 1).copied().unwrap_or(false)
-            };
-            if sentence.act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
+            if gaps_mislead(grammar, words, &found.gaps, sentence.act, &slots) {
                 continue;
             }
             let skipped: Vec<&String> = found
@@ -544,41 +530,6 @@ impl Understanding {
                 .iter()
                 .any(|w| grammar.normalize.elsewhere.contains(w))
             {
-                continue;
-            }
-            // "Pass me the fan to while you're at it", misheard: a gap that skipped
-            // a determiner and a word no sentence has skipped what was meant; the
-            // "it" after it is not.
-            let referred = [&slots.object, &slots.source, &slots.target]
-                .into_iter()
-                .flatten()
-                .any(|o| o.referred);
-            let skipped_a_thing = found.gaps.iter().any(|&(from, len)| {
-                (from..from + len).any(|i| {
-                    grammar.normalize.determiners.contains(&words.words[i])
-                        && words
-                            .words
-                            .get(i + 1)
-                            .is_some_and(|w| !grammar.words.contains(w))
-                })
-            });
-            // "Give me a sec, I have to answer this": nor is an "it" or "this" of
-            // a later clause, over a gap across the comma ("Die hätte ich gern,
-            // wenn Sie so nett wären" keeps its "die").
-            let referred_at = [&slots.object, &slots.source, &slots.target]
-                .into_iter()
-                .flatten()
-                .filter(|o| o.referred)
-                .filter_map(|o| o.said.split_whitespace().last())
-                .filter_map(|w| words.words.iter().rposition(|x| x == w))
-                .max();
-            let a_later_clause = |&(from, len): &(usize, usize)| {
-                (from + 1..from + len).any(|i| {
-                    words.breaks.get(i).copied().unwrap_or(false)
-                        && referred_at.is_some_and(|at| at >= i)
-                })
-            };
-            if referred && (skipped_a_thing || found.gaps.iter().any(a_later_clause)) {
                 continue;
             }
             // A gap that skipped words naming something at the table may have
@@ -604,6 +555,64 @@ impl Understanding {
         }
         best
     }
+}
+
+/// Whether a match's gaps (`*`) skipped what the words mean:
+/// - "Schieb mir die Zero rüber, ich will nicht so viel Zucker": a refusal's
+///   verb and its "nicht" stand in one clause;
+/// - "Gib mir die Cola nicht, die ist mir zu süß": a "nicht" that ends its
+///   clause takes a request back; it is no "the cola, not the other";
+/// - "Pass me the fan to while you're at it", misheard: a gap that skipped a
+///   determiner and a word no sentence has skipped the thing meant, so the
+///   "it" after it is not;
+/// - "Give me a sec, I have to answer this": nor is an "it" or "this" of a
+///   later clause, over a gap across the comma ("Die hätte ich gern, wenn Sie
+///   so nett wären" keeps its "die").
+fn gaps_mislead(
+    grammar: &Grammar,
+    words: &normalize::Words,
+    gaps: &[(usize, usize)],
+    act: Act,
+    slots: &Slots,
+) -> bool {
+    let is_break = |i: usize| words.breaks.get(i).copied().unwrap_or(false);
+    // The clause breaks inside a gap (one before its first word is outside it).
+    let breaks_in =
+        |&(from, len): &(usize, usize)| (from + 1..from + len).filter(move |&i| is_break(i));
+    if act == Act::Refuse && gaps.iter().any(|g| breaks_in(g).next().is_some()) {
+        return true;
+    }
+    let ends_a_clause = |(i, w): (usize, &String)| {
+        grammar.normalize.repair_negations.contains(w) && is_break(i + 1)
+    };
+    if act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
+        return true;
+    }
+    let referred: Vec<&ObjectMention> = [&slots.object, &slots.source, &slots.target]
+        .into_iter()
+        .flatten()
+        .filter(|o| o.referred)
+        .collect();
+    if referred.is_empty() {
+        return false;
+    }
+    let skipped_a_thing = gaps.iter().any(|&(from, len)| {
+        (from..from + len).any(|i| {
+            grammar.normalize.determiners.contains(&words.words[i])
+                && words
+                    .words
+                    .get(i + 1)
+                    .is_some_and(|w| !grammar.words.contains(w))
+        })
+    });
+    let referred_at = referred
+        .iter()
+        .filter_map(|o| o.said.split_whitespace().last())
+        .filter_map(|w| words.words.iter().rposition(|x| x == w))
+        .max();
+    let a_later_clause =
+        |g: &(usize, usize)| breaks_in(g).any(|i| referred_at.is_some_and(|at| at >= i));
+    skipped_a_thing || gaps.iter().any(a_later_clause)
 }
 
 /// The clauses of a turn's sentences that no template read although another

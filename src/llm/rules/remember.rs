@@ -587,14 +587,9 @@ fn facts_told(result: &str, said: &str, opens: &str) -> Vec<(String, String)> {
 
 /// The person's own facts in a `recall` result, newest first.
 fn confirmed_facts(result: &str) -> Vec<String> {
-    result
-        .lines()
-        .filter(|l| l.starts_with("- fact ") && l.contains(" said on "))
-        .filter_map(|l| {
-            l.split_once(" said on ")
-                .and_then(|(_, rest)| rest.split_once(": "))
-        })
-        .map(|(_, text)| text.to_string())
+    facts_told(result, " said on ", ": ")
+        .into_iter()
+        .map(|(_, fact)| fact)
         .collect()
 }
 
