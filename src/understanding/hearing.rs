@@ -146,6 +146,30 @@ impl Understanding {
             .0
     }
 
+    /// As [`Understanding::correct_hearing`] for text typed as a recogniser
+    /// writes it: only words that sound the same as a table word are put
+    /// right ("could you past me the cup"); a typed word is never taken for
+    /// one that merely sounds alike.
+    pub fn correct_typing(
+        &self,
+        world: &World,
+        earlier: &[Utterance<'_>],
+        turn: &Utterance<'_>,
+    ) -> Corrected {
+        let corrected = self.correct_hearing(world, earlier, turn);
+        let homophones = &self.grammar.normalize.homophones;
+        let same_sound = |c: &Correction| homophones.get(&c.heard) == Some(&c.read_as);
+        if corrected.corrections.iter().all(same_sound) {
+            corrected
+        } else {
+            Corrected {
+                text: turn.text.to_string(),
+                corrections: Vec::new(),
+                alternative: None,
+            }
+        }
+    }
+
     /// As [`Understanding::correct_hearing`], choosing among the first hearing
     /// and `alternatives` (the same audio heard again): an alternative is
     /// taken only where, with nothing but verbs and things heard nearly as

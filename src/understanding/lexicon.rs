@@ -880,6 +880,22 @@ impl<'a, 'w> Filler<'a, 'w> {
             named.sort_unstable();
             named.dedup();
             if let [one] = named.as_slice() {
+                // "soda water" is not the table's tonic water: a word said that
+                // neither the liquid nor its container has names another drink.
+                let own = |w: &String| {
+                    one.split(' ').any(|l| l == w)
+                        || mention.candidates.iter().any(|name| {
+                            world.object_named(name).is_some_and(|id| {
+                                grounding::object_words(world.object(id)).contains(w)
+                                    || world.object(id).kind.words.iter().any(|k| k == w)
+                            })
+                        })
+                };
+                if !span[start..].iter().all(own) {
+                    if let Some(listed) = self.list("liquid", &span[start..]) {
+                        return Some(listed);
+                    }
+                }
                 return Some(one.to_string());
             }
         }

@@ -343,7 +343,7 @@ impl MemoryPhrases {
         let unpunctuated = !said.contains(['.', ',', '!', '?']);
         clauses_with_ends(said)
             .into_iter()
-            .find_map(|(_, words, end)| {
+            .find_map(|(start, words, end)| {
                 let joined = words.join(" ");
                 let advice = self
                     .advice
@@ -365,6 +365,10 @@ impl MemoryPhrases {
                                 .first()
                                 .is_some_and(|w| self.question_opens.contains(w)));
                 if !advice && !question {
+                    return None;
+                }
+                // "What's in the tall carafe over by Ottilie?" asks about the table.
+                if question && !advice && names_a_thing(world, &sentence_at(said, start)) {
                     return None;
                 }
                 let named = words
@@ -418,6 +422,22 @@ impl MemoryPhrases {
     }
 }
 
+/// Whether `words` name a thing on the table by what people call it (its
+/// kind's head noun or its name's last word, in the singular or plural).
+fn names_a_thing(world: &World, words: &[String]) -> bool {
+    let heads: Vec<String> = world
+        .objects()
+        .iter()
+        .flat_map(|o| {
+            let kind = o.kind.words.iter().filter_map(|p| grounding::words(p).pop());
+            kind.chain(grounding::words(&o.name).pop())
+        })
+        .collect();
+    words.iter().any(|w| {
+        crate::understanding::lexicon::singular_forms(w).any(|form| heads.iter().any(|h| h == form))
+    })
+}
+
 /// The person at the table a word names ("Daniel", "Daniel's"), if any.
 pub fn person_called(world: &World, word: &str) -> Option<String> {
     let word = word.strip_suffix("'s").unwrap_or(word);
@@ -425,6 +445,14 @@ pub fn person_called(world: &World, word: &str) -> Option<String> {
         Grounding::Resolved(id) => Some(world.person(id).name.clone()),
         _ => None,
     }
+}
+
+/// The plain words of the sentence of `said` that holds byte offset `at`.
+fn sentence_at(said: &str, at: usize) -> Vec<String> {
+    let is_end = |c: char| matches!(c, '.' | '!' | '?');
+    let start = said[..at].rfind(is_end).map_or(0, |i| i + 1);
+    let end = said[at..].find(is_end).map_or(said.len(), |i| at + i);
+    super::normalize::plain_words(&said[start..end])
 }
 
 /// The clauses of a text: where each starts (a byte offset) and its plain words.
@@ -748,6 +776,10 @@ mod tests {
             asked("Where's Daniel's room?", true).as_deref(),
             Some("Daniel")
         );
+        // A question about a thing on the table asks nothing of memory.
+        assert_eq!(asked("What's in the tall glass next to Daniel?", true), None);
+        assert_eq!(asked("Can Daniel actually see the bottles?", true), None);
+        assert_eq!(asked("From where Daniel's sitting, can he see the bottles?", true), None);
         // Read as something else, a question is that; a request to the robot asks nothing of memory.
         assert_eq!(asked("Where's Daniel's room?", false), None);
         assert_eq!(asked("Could you wipe everything about Daniel?", true), None);

@@ -327,21 +327,32 @@ impl Agent {
 
     /// The reading of `turn`, the dialogue so far giving "it" its meaning.
     /// A spoken turn with words the recogniser nearly got right put right
-    /// toward the table (typed turns are taken as written).
+    /// toward the table; typed turns are taken as written, unless written as a
+    /// recogniser writes (no capital, no punctuation: "could you past me the cup").
     fn corrected(&self, turn: &Turn, twin: &Twin) -> Option<(Turn, Vec<Correction>)> {
         let stage = self.understanding.as_ref()?;
-        turn.speaker_by.as_ref()?;
+        let as_a_recogniser_writes = !turn
+            .text
+            .chars()
+            .any(|c| c.is_uppercase() || matches!(c, '.' | ',' | '?' | '!' | ';' | ':'));
+        if turn.speaker_by.is_none() && !as_a_recogniser_writes {
+            return None;
+        }
         if !self.settings.correct_hearing {
             return None;
         }
         let earlier = self.earlier_turns();
         let earlier: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
-        let corrected = stage.correct_hearing_among(
-            &twin.world,
-            &earlier,
-            &turn.utterance(),
-            &turn.alternatives,
-        );
+        let corrected = if turn.speaker_by.is_none() {
+            stage.correct_typing(&twin.world, &earlier, &turn.utterance())
+        } else {
+            stage.correct_hearing_among(
+                &twin.world,
+                &earlier,
+                &turn.utterance(),
+                &turn.alternatives,
+            )
+        };
         if corrected.corrections.is_empty() {
             return None;
         }
