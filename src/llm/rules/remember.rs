@@ -458,10 +458,22 @@ impl RulesBrain {
     fn topic_of(&self, fact: &str) -> String {
         let p = self.preference(fact);
         let drinks = ["drink", "usual", "coffee", "tea", "milk", "sugar"];
-        if !p.wanted.is_empty()
-            || !p.avoided.is_empty()
+        // A thing that holds no drink and is drunk from by nobody (a book, the
+        // e-reader) makes no preference.
+        let of_drinks = |names: &[String]| {
+            names.iter().any(|name| {
+                self.world.object_named(name).is_some_and(|id| {
+                    let o = self.world.object(id);
+                    o.contains.is_some() || o.kind.drinking_vessel
+                })
+            })
+        };
+        if of_drinks(&p.wanted)
+            || of_drinks(&p.avoided)
             || p.filter.is_some()
-            || drinks.iter().any(|d| fact.to_lowercase().contains(d))
+            || crate::understanding::normalize::plain_words(fact)
+                .iter()
+                .any(|w| drinks.contains(&w.as_str()))
         {
             return "drink".into();
         }
