@@ -202,3 +202,42 @@ async fn a_statement_reaches_the_llm_with_its_verdict() {
     let right = last_user(&bodies[1]);
     assert!(right.contains("the statement is right"), "{right}");
 }
+
+#[tokio::test]
+async fn a_question_no_template_reads_that_memory_answers_stays_local() {
+    use attentive::agent::remembering::Remembering;
+    use attentive::memory::{Memory, MemorySettings};
+    // One scripted answer: only the question memory has nothing on may reach it.
+    let server = FakeLlm::start(vec![Scripted::tool_calls(&[
+        (
+            "speak",
+            json!({"person_name": "Daniel", "text": "I do not know, sorry."}),
+        ),
+        ("stop", json!({})),
+    ])])
+    .await;
+    let mut twin = Twin::load("softdrinks").expect("scene");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let memory = Memory::open(&dir.path().join("memory.db")).expect("memory");
+    let mut agent = agent_on(&server, &twin, true)
+        .with_memory(Remembering::new(memory, MemorySettings::default()));
+    let told = "Felix said to the_robot: If Daniel asks, the pub quiz is on Wednesday next week. Remember that, please.";
+    let (_, _, events) = say(&mut agent, &mut twin, told).await;
+    assert_eq!(path(&events).0.as_deref(), Some("local"), "{events:?}");
+    let asked =
+        "Daniel said to the_robot: Which night is the pub quiz next week, do you happen to know?";
+    let (_, llm_calls, events) = say(&mut agent, &mut twin, asked).await;
+    assert_eq!((server.request_count(), llm_calls), (0, 0), "{events:?}");
+    let (path_taken, why) = path(&events);
+    assert_eq!(path_taken.as_deref(), Some("local"));
+    assert_eq!(why.as_deref(), Some("a question memory answers"));
+    assert!(
+        speech(&events).iter().any(|s| s.contains("Wednesday")),
+        "{events:?}"
+    );
+    // Nothing remembered on it: the LLM answers.
+    let other = "Daniel said to the_robot: Which train goes to the stadium on Saturdays?";
+    let (_, _, events) = say(&mut agent, &mut twin, other).await;
+    assert_eq!(server.request_count(), 1);
+    assert_eq!(path(&events).0.as_deref(), Some("llm"), "{events:?}");
+}

@@ -103,6 +103,25 @@ impl Remembering {
         &self.memory
     }
 
+    /// Whether memory has something on `query` for `asker`: a fact they may
+    /// hear, or one kept for someone else (which the answer then withholds).
+    pub fn knows_about(&self, query: &str, asker: Option<&str>) -> bool {
+        let (query, asker) = (query.to_string(), asker.map(str::to_string));
+        let found = self
+            .memory
+            .run_blocking(move |s| recall::recall(s, &query, None, asker.as_deref(), false));
+        match found {
+            Ok(Ok(r)) => {
+                let told = r.facts["facts"].as_array().is_some_and(|f| !f.is_empty());
+                told || r.facts["withheld"].as_u64().is_some_and(|n| n > 0)
+            }
+            Ok(Err(e)) | Err(e) => {
+                tracing::warn!(error = %e, "memory");
+                false
+            }
+        }
+    }
+
     /// A new session: what this session knew goes; the store stays.
     pub fn new_session(&mut self) {
         self.pending_forget = None;

@@ -429,7 +429,11 @@ fn names_a_thing(world: &World, words: &[String]) -> bool {
         .objects()
         .iter()
         .flat_map(|o| {
-            let kind = o.kind.words.iter().filter_map(|p| grounding::words(p).pop());
+            let kind = o
+                .kind
+                .words
+                .iter()
+                .filter_map(|p| grounding::words(p).pop());
             kind.chain(grounding::words(&o.name).pop())
         })
         .collect();
@@ -777,9 +781,15 @@ mod tests {
             Some("Daniel")
         );
         // A question about a thing on the table asks nothing of memory.
-        assert_eq!(asked("What's in the tall glass next to Daniel?", true), None);
+        assert_eq!(
+            asked("What's in the tall glass next to Daniel?", true),
+            None
+        );
         assert_eq!(asked("Can Daniel actually see the bottles?", true), None);
-        assert_eq!(asked("From where Daniel's sitting, can he see the bottles?", true), None);
+        assert_eq!(
+            asked("From where Daniel's sitting, can he see the bottles?", true),
+            None
+        );
         // Read as something else, a question is that; a request to the robot asks nothing of memory.
         assert_eq!(asked("Where's Daniel's room?", false), None);
         assert_eq!(asked("Could you wipe everything about Daniel?", true), None);

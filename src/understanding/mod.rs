@@ -57,6 +57,26 @@ impl Understanding {
         }
     }
 
+    /// Whether `text` asks: a question mark, or a question's first word.
+    pub fn is_a_question(&self, text: &str) -> bool {
+        let opens = &self.grammar.memory.question_opens;
+        text.trim_end().ends_with('?')
+            || normalize::plain_words(text)
+                .first()
+                .is_some_and(|w| opens.contains(w))
+    }
+
+    /// The words of `text` that no sentence of the language has ("spare
+    /// key"): what a question is about, for searching memory.
+    pub fn topic_words(&self, text: &str) -> Option<String> {
+        let known = &self.grammar.words;
+        let words: Vec<String> = normalize::plain_words(text)
+            .into_iter()
+            .filter(|w| w.chars().count() > 2 && !known.contains(w))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    }
+
     /// The shipped sentences, loaded once per process (a failed load is retried).
     pub fn shipped() -> Result<Self, GrammarError> {
         static SHIPPED: std::sync::Mutex<Option<Understanding>> = std::sync::Mutex::new(None);

@@ -497,6 +497,39 @@ impl Agent {
         TurnReport { reason, llm_calls }
     }
 
+    /// A question to the robot no template reads ("Which night is the quiz
+    /// next week?") that memory has something on goes local: the rules brain
+    /// answers it from memory at once, and a small model would not look.
+    fn answered_from_memory(
+        &self,
+        turn: &Turn,
+        twin: &Twin,
+        reading: &crate::understanding::Reading,
+        robot_addressed: bool,
+        route: Route,
+    ) -> Route {
+        let (Some(memory), Some(stage)) = (&self.memory, &self.understanding) else {
+            return route;
+        };
+        let text = turn.utterance().text;
+        let unread_question = route.path == Path::Llm
+            && robot_addressed
+            && reading.act == crate::understanding::Act::Unknown
+            && stage.is_a_question(text);
+        let Some(query) = unread_question.then(|| stage.topic_words(text)).flatten() else {
+            return route;
+        };
+        let asker = person_name(twin, &turn.speaker);
+        if actions::off_the_runtime(|| memory.knows_about(&query, asker.as_deref())) {
+            Route {
+                path: Path::Local,
+                why: "a question memory answers".into(),
+            }
+        } else {
+            route
+        }
+    }
+
     /// Records a turn in the history, with its reading (the `understood`
     /// event) and the situation note, and starts what the guards know of it.
     fn open_turn(
@@ -520,7 +553,8 @@ impl Agent {
                     robot_addressed,
                     asks,
                 };
-                Some(local_first::route(reading, self.last_path, said))
+                let route = local_first::route(reading, self.last_path, said);
+                Some(self.answered_from_memory(turn, twin, reading, robot_addressed, route))
             }
             (Some(_), None) => Some(Route {
                 path: Path::Llm,

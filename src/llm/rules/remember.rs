@@ -517,22 +517,12 @@ impl RulesBrain {
 
     /// Whether `text` asks: a question mark, or a question's first word.
     fn is_a_question(&self, text: &str) -> bool {
-        let opens = &self.understanding.grammar().memory.question_opens;
-        text.trim_end().ends_with('?')
-            || crate::understanding::normalize::plain_words(text)
-                .first()
-                .is_some_and(|w| opens.contains(w))
+        self.understanding.is_a_question(text)
     }
 
-    /// The words of `text` that no sentence of the language has ("spare
-    /// key"): what a question is about, for searching memory.
+    /// What a question is about, for searching memory.
     fn topic_words(&self, text: &str) -> Option<String> {
-        let known = &self.understanding.grammar().words;
-        let words: Vec<String> = crate::understanding::normalize::plain_words(text)
-            .into_iter()
-            .filter(|w| w.chars().count() > 2 && !known.contains(w))
-            .collect();
-        (!words.is_empty()).then(|| words.join(" "))
+        self.understanding.topic_words(text)
     }
 }
 
