@@ -240,11 +240,19 @@ impl MemoryPhrases {
     /// "usual" or "last_time" when the turn refers to memory for what it wants;
     /// `said` the original words ("same again" has lost its "again" in `heard`).
     pub fn reference(&self, heard: &str, said: &str) -> Option<&'static str> {
-        let plain = super::normalize::plain_words(said).join(" ");
+        // With "|" at each clause's end: a phrase ending in "|" ("vom letzten |")
+        // must end its clause ("vom letzten jahr" is no reference).
+        let plain = clauses_of(said)
+            .into_iter()
+            .map(|(_, words)| words.join(" "))
+            .filter(|clause| !clause.is_empty())
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let (heard, plain) = (format!("{heard} |"), format!("{plain} |"));
         let any = |phrases: &[String]| {
             phrases
                 .iter()
-                .any(|p| contains(heard, p) || contains(&plain, p))
+                .any(|p| contains(&heard, p) || contains(&plain, p))
         };
         if any(&self.last_time) {
             Some("last_time")
@@ -643,6 +651,24 @@ mod tests {
         assert_eq!(
             words_after("İİ remember that İ like çay", "remember that").as_deref(),
             Some("i̇ like çay")
+        );
+    }
+
+    #[test]
+    fn a_reference_phrase_ending_in_a_bar_must_end_its_clause() {
+        let phrases = MemoryPhrases {
+            last_time: vec!["vom letzten |".into()],
+            ..MemoryPhrases::default()
+        };
+        let said = "Das Gleiche wie vom letzten, bitte.";
+        assert_eq!(
+            phrases.reference("das gleiche wie vom letzten | bitte", said),
+            Some("last_time")
+        );
+        let said = "Hast du die Abrechnung vom letzten Jahr?";
+        assert_eq!(
+            phrases.reference("hast du die abrechnung vom letzten jahr", said),
+            None
         );
     }
 

@@ -74,6 +74,8 @@ pub fn sentences(
 ) -> Vec<Vec<Words>> {
     let negated = negated_repair(rules, text);
     let text = negated.as_deref().unwrap_or(text);
+    let contrasted = without_a_contrast(rules, text);
+    let text = contrasted.as_deref().unwrap_or(text);
     let Some(repair) = find(rules, text) else {
         return normalize::sentences(rules, text, vocatives);
     };
@@ -89,6 +91,43 @@ pub fn sentences(
         }
     }
     parts
+}
+
+/// The most words of a contrast ("not in the large one").
+const MAX_CONTRAST: usize = 6;
+
+/// "In the small cup, not in the large one": a clause that ends a sentence
+/// with what is *not* meant ("not" and, at most one word on, a determiner)
+/// says nothing to do; the text without it, if it has one. "Not yet" and
+/// "not now" have no determiner and stay.
+fn without_a_contrast(rules: &Normalize, text: &str) -> Option<String> {
+    let tokens = tokens(text);
+    let at = (1..tokens.len()).find(|&i| {
+        let t = &tokens[i];
+        let clause_end = (i + 1..tokens.len())
+            .find(|&j| tokens[j].after_comma || tokens[j].after_sentence)
+            .unwrap_or(tokens.len());
+        let ends_a_sentence = clause_end == tokens.len() || tokens[clause_end].after_sentence;
+        let determiner_at = |k: usize| {
+            tokens
+                .get(k)
+                .filter(|_| k < clause_end)
+                .is_some_and(|d| rules.determiners.contains(&d.word))
+        };
+        t.after_comma
+            && rules.repair_negations.contains(&t.word)
+            && ends_a_sentence
+            && clause_end - i <= MAX_CONTRAST
+            && (determiner_at(i + 1) || determiner_at(i + 2))
+    })?;
+    // The contrast's last word; what follows it (the sentence's end) stays.
+    let last = (at + 1..tokens.len())
+        .find(|&j| tokens[j].after_comma || tokens[j].after_sentence)
+        .unwrap_or(tokens.len())
+        - 1;
+    // Back to the comma before the contrast.
+    let cut = text[..tokens[at].start].rfind([',', ':', '—', '–'])?;
+    Some(format!("{}{}", &text[..cut], &text[tokens[last].end..]))
 }
 
 /// "Oh no, sorry, I meant the cola." said as a turn of its own right after
@@ -450,6 +489,27 @@ mod tests {
 
     fn repaired(text: &str) -> String {
         find(&rules(), text).map_or(text.to_string(), |r| r.replaced(text))
+    }
+
+    #[test]
+    fn a_contrast_that_ends_a_sentence_is_no_part_of_the_request() {
+        let cut = |text: &str| without_a_contrast(&rules(), text);
+        assert_eq!(
+            cut("Pour me one, in the small cup, not in the large one.").as_deref(),
+            Some("Pour me one, in the small cup.")
+        );
+        assert_eq!(
+            cut("Gieß mir einen ein, in die kleine, nich die große").as_deref(),
+            Some("Gieß mir einen ein, in die kleine")
+        );
+        assert_eq!(
+            cut("A coffee, in the small cup, not the large one. Thanks!").as_deref(),
+            Some("A coffee, in the small cup. Thanks!")
+        );
+        // No determiner: "not yet" says when, not what.
+        assert_eq!(cut("Give me the milk, not yet."), None);
+        // Not at the sentence's end: it may be a repair's first half.
+        assert_eq!(cut("Pour me cola, not the cola, the zero."), None);
     }
 
     #[test]
