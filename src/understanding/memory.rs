@@ -3,6 +3,8 @@
 //! remember about me", a yes to a question, and requests that refer to
 //! memory ("my usual", "the glass I had last time").
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 use crate::twin::grounding::{self, Grounding};
@@ -343,6 +345,7 @@ impl MemoryPhrases {
     pub fn asked_about(
         &self,
         world: &World,
+        scene_words: &BTreeMap<String, String>,
         speaker: &str,
         said: &str,
         unread: bool,
@@ -376,7 +379,10 @@ impl MemoryPhrases {
                     return None;
                 }
                 // "What's in the tall carafe over by Ottilie?" asks about the table.
-                if question && !advice && names_a_thing(world, &sentence_at(said, start)) {
+                if question
+                    && !advice
+                    && names_a_thing(world, scene_words, &sentence_at(said, start))
+                {
                     return None;
                 }
                 let named = words
@@ -432,7 +438,8 @@ impl MemoryPhrases {
 
 /// Whether `words` name a thing on the table by what people call it (its
 /// kind's head noun or its name's last word, in the singular or plural).
-fn names_a_thing(world: &World, words: &[String]) -> bool {
+/// `scene_words` translates the language's words into the scene's ("glas" → "glass").
+fn names_a_thing(world: &World, scene_words: &BTreeMap<String, String>, words: &[String]) -> bool {
     let heads: Vec<String> = world
         .objects()
         .iter()
@@ -445,8 +452,13 @@ fn names_a_thing(world: &World, words: &[String]) -> bool {
             kind.chain(grounding::words(&o.name).pop())
         })
         .collect();
-    words.iter().any(|w| {
-        crate::understanding::lexicon::singular_forms(w).any(|form| heads.iter().any(|h| h == form))
+    let translated = words.iter().flat_map(|w| match scene_words.get(w) {
+        Some(scene) => super::normalize::plain_words(scene),
+        None => vec![w.clone()],
+    });
+    translated.into_iter().any(|w| {
+        crate::understanding::lexicon::singular_forms(&w)
+            .any(|form| heads.iter().any(|h| h == form))
     })
 }
 
@@ -797,7 +809,10 @@ mod tests {
             me: vec!["me".into()],
             ..MemoryPhrases::default()
         };
-        let asked = |said: &str, unread: bool| phrases.asked_about(&world, "Felix", said, unread);
+        let scene_words = BTreeMap::new();
+        let asked = |said: &str, unread: bool| {
+            phrases.asked_about(&world, &scene_words, "Felix", said, unread)
+        };
         assert_eq!(
             asked("Should I pour Daniel some red?", false).as_deref(),
             Some("Daniel")

@@ -403,13 +403,7 @@ impl Understanding {
             }
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
-        let reading = with_memory(
-            &grammar.memory,
-            world,
-            turn,
-            before.person.as_deref(),
-            reading,
-        );
+        let reading = with_memory(grammar, world, turn, before.person.as_deref(), reading);
         let reading = match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
             // A thing alone in reply to a question names what the question asked about.
@@ -905,13 +899,14 @@ fn an_order_not_a_count(
 /// The reading, read again for what it asks of memory: a memory act replaces
 /// it; else [`with_memory_reference`].
 fn with_memory(
-    phrases: &memory::MemoryPhrases,
+    grammar: &Grammar,
     world: &World,
     turn: &Utterance<'_>,
     named_before: Option<&str>,
     reading: Reading,
 ) -> Reading {
     use memory::MemoryAsk;
+    let phrases = &grammar.memory;
     let person = |name: String| PersonMention {
         said: name.clone(),
         name: Some(name),
@@ -946,7 +941,7 @@ fn with_memory(
             },
         ),
         Some(MemoryAsk::Confirm) => (Act::Confirm, Slots::default()),
-        None => match asks_memory_about(phrases, world, turn, &reading) {
+        None => match asks_memory_about(grammar, world, turn, &reading) {
             Some(about) => (
                 Act::AskMemory,
                 Slots {
@@ -1032,7 +1027,7 @@ fn with_memory_reference(
 /// Daniel some red?") whatever it was read as, or a question no template read
 /// that names a person ("Which room is Henrike sleeping in?").
 fn asks_memory_about(
-    phrases: &memory::MemoryPhrases,
+    grammar: &Grammar,
     world: &World,
     turn: &Utterance<'_>,
     reading: &Reading,
@@ -1047,7 +1042,10 @@ fn asks_memory_about(
     if !to_the_robot || !(unread || reading.act.is_request() || reading.act.is_question()) {
         return None;
     }
-    phrases.asked_about(world, turn.speaker, turn.text, unread)
+    let scene_words = &grammar.normalize.vocabulary;
+    grammar
+        .memory
+        .asked_about(world, scene_words, turn.speaker, turn.text, unread)
 }
 
 /// Whose usual a request makes ready ("pour him one then"), when nothing on
