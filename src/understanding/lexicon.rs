@@ -52,6 +52,8 @@ pub struct Lexicon<'w> {
     grounded_memo: RefCell<HashMap<String, Option<Vec<String>>>>,
     /// Memo of every object the corrected words fit.
     fitting_memo: RefCell<HashMap<String, Vec<String>>>,
+    /// The sentences' own words ("well", "sure"): never a thing's name misspelt.
+    sentence_words: Option<&'w BTreeSet<String>>,
 }
 
 /// How a thing's name ends in the plural, as the sentences read it ("glasses", "cups").
@@ -92,7 +94,15 @@ impl<'w> Lexicon<'w> {
             known_memo: RefCell::default(),
             grounded_memo: RefCell::default(),
             fitting_memo: RefCell::default(),
+            sentence_words: None,
         }
+    }
+
+    /// The lexicon that takes no word of the sentences for a misspelt name
+    /// ("Ah well." names no bell).
+    pub fn with_sentence_words(mut self, words: &'w BTreeSet<String>) -> Self {
+        self.sentence_words = Some(words);
+        self
     }
 
     /// The scene objects corrected words can mean (`None`: nothing like them).
@@ -172,7 +182,7 @@ impl<'w> Lexicon<'w> {
             return Some(spelt.to_string());
         }
         let length = word.chars().count();
-        if length < 4 {
+        if length < 4 || self.sentence_words.is_some_and(|w| w.contains(word)) {
             return None;
         }
         let allowed = if length >= 7 { 2 } else { 1 };

@@ -103,7 +103,7 @@ impl Understanding {
         earlier: &[Utterance<'_>],
         turn: &Utterance<'_>,
     ) -> Reading {
-        let lexicon = Lexicon::new(world);
+        let lexicon = Lexicon::new(world).with_sentence_words(&self.grammar.words);
         // Oldest first, so that "it" and the last request carry through the dialogue.
         let recent = &earlier[earlier.len().saturating_sub(REFERENT_LOOKBACK)..];
         let mut before = Before::default();
@@ -1223,7 +1223,8 @@ fn target_elsewhere(
     reading: &Reading,
     elsewhere: &[&(usize, String)],
 ) -> Option<(usize, ObjectMention)> {
-    if reading.act != Act::Pour {
+    // A follow-up ("Could I have some as well? In the large glass.") is a pour once resolved.
+    if !matches!(reading.act, Act::Pour | Act::FollowUp) {
         return None;
     }
     let open = reading
