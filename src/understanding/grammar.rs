@@ -141,6 +141,11 @@ pub struct Normalize {
     /// robot answers in the same form.
     #[serde(default)]
     pub formal_address: Phrases,
+    /// Words of a change of mind ("rather", "lieber"): a request in a later
+    /// sentence with one takes the place of the one before ("Could you pass
+    /// me the lager? Hmm, no. I'd rather have the tonic.").
+    #[serde(default)]
+    pub changes_mind: Vec<String>,
     /// Places off the table ("fridge", "Küche"): a gap over one reads no request
     /// for the table's things ("a beer from the fridge").
     #[serde(default)]

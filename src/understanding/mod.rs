@@ -272,6 +272,8 @@ impl Understanding {
         // The first part read as naming what the table lacks, and the part read best.
         let mut lacking: Option<(usize, String)> = None;
         let mut best_part = 0;
+        // The best reading took the place of an earlier request by a change of mind.
+        let mut changed_mind_before = false;
         // The part that is the current sentence as a whole.
         let mut whole_part = 0;
         for (index, variants) in parts.iter().enumerate() {
@@ -317,12 +319,26 @@ impl Understanding {
                 // Flasche, die du hast, ist die Fanta": not "ist die Fanta").
                 let whole_claim =
                     |b: &Reading| b.skipped == 0 && b.act.is_statement() && best_part == whole_part;
-                let kept = best
-                    .as_ref()
-                    .is_some_and(|(_, b)| !whole && whole_claim(b) && reading.act.is_statement());
-                if !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
+                // "Gibst du mir die Fanta? Nee, ...": an editing term alone takes
+                // back nothing the turn asked; it is no refusal.
+                let editing_term = !whole
+                    && reading.act == Act::Refuse
+                    && variants
+                        .iter()
+                        .any(|w| grammar.normalize.repairs.has(&w.words));
+                let kept = best.as_ref().is_some_and(|(_, b)| {
+                    (!whole && whole_claim(b) && reading.act.is_statement())
+                        || (editing_term && changed_mind_before && b.act.is_request())
+                });
+                let best_sentence = parts[best_part].first().map(|w| w.sentence);
+                let changed_mind = reading.act.is_request()
+                    && best.as_ref().is_some_and(|(_, b)| b.act.is_request())
+                    && best_sentence.is_some_and(|s| s < first.sentence)
+                    && variants.iter().any(|w| w.changes_mind);
+                if changed_mind || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                     best_part = index;
+                    changed_mind_before = changed_mind;
                 }
                 clauses.read(first.sentence, whole);
                 sentences[first.sentence].1 = true;

@@ -27,6 +27,8 @@ pub struct Words {
     pub breaks: Vec<bool>,
     /// Which sentence of the turn it reads (0-based): a whole sentence and its clauses share it.
     pub sentence: usize,
+    /// It says a change of mind (`[normalize] changes_mind`, looked for before any word is dropped).
+    pub changes_mind: bool,
 }
 
 impl Words {
@@ -125,6 +127,12 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
     let trimmed = finish(&words);
     let mut out: Vec<Words> = [subject, full, trimmed].into_iter().flatten().collect();
     out.dedup();
+    let changes_mind = plain_words(text)
+        .iter()
+        .any(|w| rules.changes_mind.contains(w));
+    for words in &mut out {
+        words.changes_mind = changes_mind;
+    }
     out
 }
 
@@ -164,6 +172,7 @@ fn finish(words: &[String]) -> Option<Words> {
         words: Vec::new(),
         breaks: Vec::new(),
         sentence: 0,
+        changes_mind: false,
     };
     let mut comma = false;
     for w in words {
