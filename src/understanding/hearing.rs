@@ -141,9 +141,73 @@ impl Understanding {
         earlier: &[Utterance<'_>],
         turn: &Utterance<'_>,
     ) -> Corrected {
-        let vocabulary = table_words(world);
+        let vocabulary = self.spoken_table_words(world);
         self.corrected_and_read(world, earlier, turn, &vocabulary, Only::Any)
             .0
+    }
+
+    /// The table's words as people speaking this language say them: in a
+    /// language with a vocabulary of its own ("Tasse" for "cup"), its words
+    /// for the table's things take the place of the scene's, and the scene's
+    /// properties ("dairy") are nobody's words ("dafür" is not heard as "dairy").
+    fn spoken_table_words(&self, world: &World) -> Vec<TableWord> {
+        let table = table_words(world);
+        let own = &self.grammar.normalize.vocabulary;
+        if own.is_empty() {
+            return table;
+        }
+        let translated: BTreeSet<&str> = own.values().flat_map(|v| v.split_whitespace()).collect();
+        let words = crate::twin::grounding::words;
+        let named: BTreeSet<String> = world
+            .objects()
+            .iter()
+            .flat_map(|o| {
+                let kind = o.kind.words.iter().flat_map(|w| words(w));
+                let contents = o.contains.iter().flat_map(|c| words(c));
+                words(&o.name).into_iter().chain(kind).chain(contents)
+            })
+            .collect();
+        // Only a property's word ("dairy", "sugar"), never a name's.
+        let described: BTreeSet<String> = world
+            .objects()
+            .iter()
+            .flat_map(|o| o.properties.iter().flat_map(|p| words(p)))
+            .filter(|w| !named.contains(w))
+            .collect();
+        let things: BTreeSet<&str> = table.iter().map(|t| t.word.as_str()).collect();
+        // A word for a thing itself (a kind, a drink), not only for one of its
+        // colours or sizes ("roter"): "mach mal lauter" is not heard as "roter".
+        let heads: BTreeSet<String> = world
+            .objects()
+            .iter()
+            .flat_map(|o| {
+                let kind = o.kind.words.iter().filter_map(|w| words(w).pop());
+                kind.chain(o.contains.iter().flat_map(|c| words(c)))
+            })
+            .collect();
+        let spoken = own
+            .iter()
+            .filter(|(key, value)| {
+                key.chars().all(char::is_alphabetic)
+                    && value.split_whitespace().all(|w| things.contains(w))
+                    && value.split_whitespace().any(|w| heads.contains(w))
+            })
+            .map(|(key, _)| TableWord {
+                word: key.clone(),
+                role: WordRole::Thing,
+            });
+        let mut out: Vec<TableWord> = table
+            .iter()
+            .filter(|t| {
+                t.role == WordRole::Name
+                    || !(translated.contains(t.word.as_str()) || described.contains(&t.word))
+            })
+            .cloned()
+            .chain(spoken)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// As [`Understanding::correct_hearing`] for text typed as a recogniser
@@ -185,7 +249,7 @@ impl Understanding {
         turn: &Utterance<'_>,
         alternatives: &[String],
     ) -> Corrected {
-        let vocabulary = table_words(world);
+        let vocabulary = self.spoken_table_words(world);
         let (mut best, mut quality) =
             self.corrected_and_read(world, earlier, turn, &vocabulary, Only::Any);
         for (at, text) in alternatives.iter().enumerate() {

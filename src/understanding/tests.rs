@@ -2214,3 +2214,32 @@ fn german_what_is_made_full_is_the_cup_and_a_drink_asked_for_is_poured() {
 fn resolved(mention: &Option<ObjectMention>) -> Option<&str> {
     mention.as_ref().and_then(|o| o.resolved())
 }
+
+#[test]
+fn german_hearing_is_put_right_toward_german_words_not_the_scenes_english_ones() {
+    let stage = german();
+    let coffee = scene::load("coffee").expect("coffee scene");
+    let softdrinks = scene::load("softdrinks").expect("softdrinks scene");
+    let heard = |world: &World, text: &str| {
+        let turn = Utterance {
+            speaker: "Daniel",
+            listener: "Felix",
+            text,
+        };
+        stage.correct_hearing(world, &[], &turn).text
+    };
+    // Toward the language's word for a thing ("Hafermilch"), not the scene's ("oat").
+    assert_eq!(
+        heard(&coffee, "gibst du mir mal die hafamilch"),
+        "gibst du mir mal die hafermilch"
+    );
+    // A property ("dairy") and a colour ("roter") are no words for a thing.
+    assert_eq!(
+        heard(&coffee, "dafür is die kanne noch voll kaffee"),
+        "dafür is die kanne noch voll kaffee"
+    );
+    assert_eq!(
+        heard(&softdrinks, "gleich kommt die hochrechnung mach ma lauter"),
+        "gleich kommt die hochrechnung mach ma lauter"
+    );
+}
