@@ -213,6 +213,36 @@ pub fn objects_fitting(world: &World, query: &str) -> Vec<ObjectId> {
         .collect()
 }
 
+/// How alike a short word must sound to a known one for one letter put for
+/// another to be a slip ("bear" for beer, "bazil" for basil).
+const SHORT_WORD_SOUND: f32 = 0.85;
+
+/// How far apart two spellings are for correcting one into the other: the
+/// Damerau-Levenshtein distance, except that in a short word (five letters or
+/// fewer) one letter put for another that changes its sound is no slip but
+/// another word ("cake" is no "case", "well" no "bell"); a letter missing,
+/// doubled or swapped is, and so is one that sounds the same ("bear").
+pub fn spelling_distance(word: &str, known: &str) -> usize {
+    let d = strsim::damerau_levenshtein(word, known);
+    let short = word.chars().count() <= 5;
+    let substituted = || {
+        let (mut a, mut b): (Vec<char>, Vec<char>) =
+            (word.chars().collect(), known.chars().collect());
+        a.sort_unstable();
+        b.sort_unstable();
+        a.len() == b.len() && a != b
+    };
+    if d == 1
+        && short
+        && substituted()
+        && crate::phonetic::similarity(word, known) < SHORT_WORD_SOUND
+    {
+        2
+    } else {
+        d
+    }
+}
+
 /// The query's words, each corrected toward the entries' vocabulary.
 fn corrected_words<T>(entries: &[Entry<T>], query: &str) -> Vec<String> {
     let vocabulary: BTreeSet<&String> = entries.iter().flat_map(Entry::vocabulary).collect();
@@ -239,7 +269,7 @@ fn correct(word: &str, vocabulary: &BTreeSet<&String>) -> String {
     if word.chars().count() >= 4 {
         let mut best: Option<(usize, &String)> = None;
         for v in vocabulary {
-            let d = strsim::damerau_levenshtein(word, v);
+            let d = spelling_distance(word, v);
             if d <= allowed && best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, v));
             }
@@ -395,6 +425,21 @@ mod tests {
         assert_eq!(glasses, ["amber_glass", "blue_glass", "green_glass"]);
         assert!(matches!(object(&w, "a glass"), Grounding::Ambiguous(_)));
         assert_eq!(name(&w, object(&w, "the dimpled glass jug")), "cider");
+    }
+
+    #[test]
+    fn a_short_word_spelt_with_another_sound_is_another_word() {
+        for (word, known) in [("cake", "case"), ("well", "bell")] {
+            assert_eq!(spelling_distance(word, known), 2, "{word} / {known}");
+        }
+        for (word, known) in [
+            ("bear", "beer"),
+            ("bazil", "basil"),
+            ("mlik", "milk"),
+            ("glas", "glass"),
+        ] {
+            assert_eq!(spelling_distance(word, known), 1, "{word} / {known}");
+        }
     }
 
     #[test]

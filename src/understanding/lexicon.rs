@@ -188,7 +188,7 @@ impl<'w> Lexicon<'w> {
         let allowed = if length >= 7 { 2 } else { 1 };
         self.vocabulary
             .iter()
-            .map(|v| (strsim::damerau_levenshtein(word, v), v))
+            .map(|v| (grounding::spelling_distance(word, v), v))
             .filter(|(d, _)| *d <= allowed)
             .min_by_key(|(d, _)| *d)
             .map(|(_, v)| v.clone())
