@@ -141,6 +141,11 @@ pub struct Normalize {
     /// robot answers in the same form.
     #[serde(default)]
     pub formal_address: Phrases,
+    /// Words that open a clause narrowing what the one before asked ("a coffee,
+    /// *but* in the small cup"): dropped right after a comma, so that the
+    /// sentence also reads whole.
+    #[serde(default)]
+    pub narrowing: Vec<String>,
     /// Words of a change of mind ("rather", "lieber"): a request in a later
     /// sentence with one takes the place of the one before ("Could you pass
     /// me the lager? Hmm, no. I'd rather have the tonic.").

@@ -102,7 +102,9 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                 let inside = words.last().is_some_and(|last| last != COMMA);
                 let particle = inside && rules.particles.has_word(&w);
                 let stutter = words.last() == Some(&w) && !rules.repeatable.contains(&w);
-                if w.is_empty() || particle || rules.drop.has_word(&w) || stutter {
+                let narrowing =
+                    words.last().is_some_and(|last| last == COMMA) && rules.narrowing.contains(&w);
+                if w.is_empty() || particle || rules.drop.has_word(&w) || stutter || narrowing {
                     continue;
                 }
                 words.push(w);
