@@ -48,6 +48,12 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The nouns people call an object by its kind: the last word of each of the
+/// kind's phrases ("bottle" of "cola bottle", "carafe").
+pub fn kind_heads(o: &super::world::Object) -> impl Iterator<Item = String> + '_ {
+    o.kind.words.iter().filter_map(|phrase| words(phrase).pop())
+}
+
 /// The words an object answers to in a filter: its properties (as written
 /// and split into words) and its name's words, lower case.
 pub fn object_words(o: &super::world::Object) -> Vec<String> {
@@ -102,11 +108,7 @@ fn object_entries(world: &World) -> Vec<Entry<ObjectId>> {
             let name_words = words(&object.name);
             let property_words: Vec<String> =
                 object.properties.iter().flat_map(|p| words(p)).collect();
-            let heads: BTreeSet<String> = object
-                .kind
-                .words
-                .iter()
-                .filter_map(|phrase| words(phrase).pop())
+            let heads: BTreeSet<String> = kind_heads(object)
                 .chain(name_words.iter().cloned())
                 .chain(property_words.iter().cloned())
                 .collect();

@@ -308,6 +308,9 @@ pub struct Grammar {
     pub held_by: Vec<HeldBy>,
     /// Every literal word of the templates and the lists, in lower case.
     pub words: BTreeSet<String>,
+    /// The most words a person slot may take: a name with a title ("Uncle
+    /// Emeka"), or the longest role of `[normalize] pronouns` ("dem jungen Mann").
+    pub person_words: usize,
     /// Where it came from.
     pub path: PathBuf,
 }
@@ -534,7 +537,14 @@ impl Grammar {
                 words.extend(phrase.iter().map(|w| w.to_lowercase()));
             }
         }
+        let person_words = file
+            .normalize
+            .pronouns
+            .keys()
+            .map(|k| k.split_whitespace().count())
+            .fold(2, usize::max);
         Ok(Self {
+            person_words,
             normalize: file.normalize,
             slots,
             lists,

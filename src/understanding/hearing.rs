@@ -181,8 +181,8 @@ impl Understanding {
             .objects()
             .iter()
             .flat_map(|o| {
-                let kind = o.kind.words.iter().filter_map(|w| words(w).pop());
-                kind.chain(o.contains.iter().flat_map(|c| words(c)))
+                crate::twin::grounding::kind_heads(o)
+                    .chain(o.contains.iter().flat_map(|c| words(c)))
             })
             .collect();
         let spoken = own

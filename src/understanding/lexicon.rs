@@ -1144,16 +1144,7 @@ impl SlotFiller for Filler<'_, '_> {
     fn max_span(&self, name: &str) -> usize {
         match self.grammar.slots.get(name) {
             Some(SlotKind::Items) => 12,
-            // "Uncle Emeka"; a role as long as the language has one ("dem jungen Mann").
-            Some(SlotKind::Person) => self
-                .grammar
-                .normalize
-                .pronouns
-                .keys()
-                .map(|k| k.split_whitespace().count())
-                .max()
-                .unwrap_or(0)
-                .max(2),
+            Some(SlotKind::Person) => self.grammar.person_words,
             Some(SlotKind::List(_)) => 4,
             // "die Flasche, die du in der Hand hast": a thing with who holds it.
             _ => MAX_THING_WORDS + 3,

@@ -443,14 +443,7 @@ fn names_a_thing(world: &World, scene_words: &BTreeMap<String, String>, words: &
     let heads: Vec<String> = world
         .objects()
         .iter()
-        .flat_map(|o| {
-            let kind = o
-                .kind
-                .words
-                .iter()
-                .filter_map(|p| grounding::words(p).pop());
-            kind.chain(grounding::words(&o.name).pop())
-        })
+        .flat_map(|o| grounding::kind_heads(o).chain(grounding::words(&o.name).pop()))
         .collect();
     let translated = words.iter().flat_map(|w| match scene_words.get(w) {
         Some(scene) => super::normalize::plain_words(scene),

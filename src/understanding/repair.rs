@@ -104,9 +104,7 @@ fn without_a_contrast(rules: &Normalize, text: &str) -> Option<String> {
     let tokens = tokens(text);
     let at = (1..tokens.len()).find(|&i| {
         let t = &tokens[i];
-        let clause_end = (i + 1..tokens.len())
-            .find(|&j| tokens[j].after_comma || tokens[j].after_sentence)
-            .unwrap_or(tokens.len());
+        let clause_end = repair_end(&tokens, i);
         let ends_a_sentence = clause_end == tokens.len() || tokens[clause_end].after_sentence;
         let determiner_at = |k: usize| {
             tokens
@@ -121,10 +119,7 @@ fn without_a_contrast(rules: &Normalize, text: &str) -> Option<String> {
             && (determiner_at(i + 1) || determiner_at(i + 2))
     })?;
     // The contrast's last word; what follows it (the sentence's end) stays.
-    let last = (at + 1..tokens.len())
-        .find(|&j| tokens[j].after_comma || tokens[j].after_sentence)
-        .unwrap_or(tokens.len())
-        - 1;
+    let last = repair_end(&tokens, at) - 1;
     // Back to the comma before the contrast.
     let cut = text[..tokens[at].start].rfind([',', ':', '—', '–'])?;
     Some(format!("{}{}", &text[..cut], &text[tokens[last].end..]))
@@ -399,7 +394,8 @@ fn after_editing_terms(rules: &Normalize, words: &[String], at: usize) -> Option
     (next > at).then_some(next)
 }
 
-/// One past the repair's last word: the next comma or sentence end, or the text's end.
+/// One past the last word of the clause `first` opens (a repair, a contrast):
+/// the next comma or sentence end, or the text's end.
 fn repair_end(tokens: &[Token], first: usize) -> usize {
     (first + 1..tokens.len())
         .find(|&i| tokens[i].after_comma || tokens[i].after_sentence)

@@ -331,19 +331,19 @@ impl Agent {
     /// recogniser writes (no capital, no punctuation: "could you past me the cup").
     fn corrected(&self, turn: &Turn, twin: &Twin) -> Option<(Turn, Vec<Correction>)> {
         let stage = self.understanding.as_ref()?;
-        let as_a_recogniser_writes = !turn
-            .text
-            .chars()
-            .any(|c| c.is_uppercase() || matches!(c, '.' | ',' | '?' | '!' | ';' | ':'));
-        if turn.speaker_by.is_none() && !as_a_recogniser_writes {
-            return None;
-        }
-        if !self.settings.correct_hearing {
+        let typed = turn.speaker_by.is_none();
+        let as_a_recogniser_writes = || {
+            !turn
+                .text
+                .chars()
+                .any(|c| c.is_uppercase() || matches!(c, '.' | ',' | '?' | '!' | ';' | ':'))
+        };
+        if !self.settings.correct_hearing || typed && !as_a_recogniser_writes() {
             return None;
         }
         let earlier = self.earlier_turns();
         let earlier: Vec<Utterance<'_>> = earlier.iter().map(Turn::utterance).collect();
-        let corrected = if turn.speaker_by.is_none() {
+        let corrected = if typed {
             stage.correct_typing(&twin.world, &earlier, &turn.utterance())
         } else {
             stage.correct_hearing_among(
