@@ -146,6 +146,11 @@ pub struct Normalize {
     /// sentence also reads whole.
     #[serde(default)]
     pub narrowing: Vec<String>,
+    /// Words opening a clause of its own ("move the jug away *before* her
+    /// elbow finds it", "four glasses *and there* are three of us", "*weil*
+    /// ich Durst hab"): inside a sentence, the clause breaks there as at a comma.
+    #[serde(default)]
+    pub clause_openers: Vec<String>,
     /// Words of a change of mind ("rather", "lieber"): a request in a later
     /// sentence with one takes the place of the one before ("Could you pass
     /// me the lager? Hmm, no. I'd rather have the tonic.").

@@ -1079,7 +1079,12 @@ fn usual_made_ready(
             .into_iter()
             .flatten()
             .all(|o| o.resolved().is_none()),
-        _ => false,
+        // A clause misread around words that name nothing ("have her glass ready").
+        _ => reading
+            .slots
+            .object
+            .as_ref()
+            .is_some_and(|o| o.candidates.is_empty()),
     };
     if !wants_nothing_named {
         return None;

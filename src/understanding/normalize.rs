@@ -54,6 +54,7 @@ pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Ve
     let mut parts = Vec::new();
     let mut index = 0;
     for s in text.split(['.', '!', '?', ';', '\n']) {
+        let s = &broken_before_clause_openers(&rules.clause_openers, s);
         let whole = sentence(rules, s, vocatives);
         if whole.is_empty() {
             continue;
@@ -76,6 +77,44 @@ pub fn sentences(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Ve
         index += 1;
     }
     parts
+}
+
+/// `text` with a comma put before each of the `clause_openers` phrases inside
+/// it (not at its start), so that the clause they open is read on its own
+/// ("there's" after "and there" is still that phrase).
+fn broken_before_clause_openers(clause_openers: &[String], text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let bytes = text.as_bytes();
+    let mut words_before = false;
+    for (at, c) in text.char_indices() {
+        let starts_word = c.is_alphanumeric()
+            && text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|p| !(p.is_alphanumeric() || p == '\''));
+        if starts_word && words_before {
+            let opens = clause_openers.iter().any(|phrase| {
+                let end = at + phrase.len();
+                end <= bytes.len()
+                    && bytes[at..end].eq_ignore_ascii_case(phrase.as_bytes())
+                    && text[end..]
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !n.is_alphanumeric())
+            });
+            let after_a_break = out
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|p| CLAUSE_BREAKS.contains(&p));
+            if opens && !after_a_break {
+                out.push_str(", ");
+            }
+        }
+        words_before |= c.is_alphanumeric();
+        out.push(c);
+    }
+    out
 }
 
 fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Words> {
@@ -378,6 +417,33 @@ mod tests {
         );
         assert_eq!(one("pass it Daniel", "Daniel").join(" "), "pass it");
         assert_eq!(one("Daniel", "Daniel").join(" "), "daniel");
+    }
+
+    #[test]
+    fn a_clause_saying_why_breaks_off_as_at_a_comma() {
+        let clause_openers = ["before", "so that"].map(String::from).to_vec();
+        let broken = |t: &str| broken_before_clause_openers(&clause_openers, t);
+        assert_eq!(
+            broken("Move the jug away before her elbow finds it"),
+            "Move the jug away , before her elbow finds it"
+        );
+        assert_eq!(broken("Before you go, pass it"), "Before you go, pass it");
+        assert_eq!(broken("pass it, before"), "pass it, before");
+        assert_eq!(broken("pass it beforehand"), "pass it beforehand");
+        assert_eq!(
+            broken("tilt it So That it pours"),
+            "tilt it , So That it pours"
+        );
+        let rules = Normalize {
+            clause_openers,
+            ..rules()
+        };
+        let voc = vec![plain_words("x")];
+        let read = sentences(&rules, "move the jug before it falls", &voc);
+        assert!(read
+            .iter()
+            .flatten()
+            .any(|w| w.words.join(" ") == "move the jug"));
     }
 
     #[test]

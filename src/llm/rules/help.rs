@@ -29,13 +29,9 @@ impl RulesBrain {
             _ => reading.slots.object.clone(),
         }
         .or_else(|| self.filtered_drink(s, &listed));
-        let asked_for = match reading.act {
-            Act::MoveAway => reading.slots.person.as_ref(),
-            _ => reading.slots.recipient.as_ref(),
-        }
-        .and_then(|r| r.name.clone())
-        .or_else(|| s.sender.clone())
-        .unwrap_or_else(|| "anyone".into());
+        let asked_for = whom(s)
+            .or_else(|| s.sender.clone())
+            .unwrap_or_else(|| "anyone".into());
         let mention = match self.remembered(s, &listed, mention.as_ref(), &asked_for) {
             Err(calls) => return calls,
             Ok(Some(found)) => Some(found),
@@ -149,16 +145,12 @@ impl RulesBrain {
             Ok(h) => h,
             Err(calls) => return calls,
         };
-        let whom = match reading.act {
-            Act::MoveAway => reading.slots.person.as_ref(),
-            _ => reading.slots.recipient.as_ref(),
-        };
         let who_would_like = || {
             let thing = self.speech.object(&object);
             self.speech
                 .say("help.who_would_like", &[("object", &thing)])
         };
-        let Some(recipient) = whom.and_then(|r| r.name.clone()) else {
+        let Some(recipient) = whom(s) else {
             // Nobody knows who spoke (one microphone): ask, do nothing physical.
             return self.say_to(s, "All".into(), who_would_like());
         };
@@ -681,5 +673,20 @@ impl RulesBrain {
                 ("liquid", &self.speech.noun(liquid.unwrap_or_default())),
             ],
         )
+    }
+}
+
+/// Whom a request is for: the person a thing is moved away from, else its
+/// recipient. One thing goes to one person, so "pass us the fudge" is for the
+/// speaker, who is one of "us".
+fn whom(s: &Situation<'_>) -> Option<String> {
+    let named = match s.reading.act {
+        Act::MoveAway => s.reading.slots.person.as_ref(),
+        _ => s.reading.slots.recipient.as_ref(),
+    }
+    .and_then(|r| r.name.clone());
+    match named {
+        Some(all) if all == "All" => s.sender.clone().or(Some(all)),
+        named => named,
     }
 }
