@@ -1704,7 +1704,7 @@ mod tests {
             "dinner",
             "Felix",
             "Daniel",
-            "Would you feel the big glass with beer for me, Daniel?",
+            "Would you feel the big glass for me, Daniel?",
         );
         assert!(c.text.starts_with("Would you fill the big glass"), "{c:?}");
         // A verb of its own that sounds like none is left as said.

@@ -276,6 +276,9 @@ impl Understanding {
         let mut changed_mind_before = false;
         // The part that is the current sentence as a whole.
         let mut whole_part = 0;
+        // Somewhere the turn changes its mind ("ach nee, lieber Wein"): an
+        // editing term before that takes back nothing.
+        let turn_changes_mind = parts.iter().flatten().any(|w| w.changes_mind);
         for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
                 continue;
@@ -302,7 +305,15 @@ impl Understanding {
                     }
                 }
             }
+            let changes_mind = variants.iter().any(|w| w.changes_mind);
             if let Some((score, reading)) = part_best {
+                let another_drink = match (&best, later_drink(&reading)) {
+                    (Some((_, earlier)), Some(drink)) if changes_mind => {
+                        pour_with_another_drink(world, earlier, drink)
+                    }
+                    _ => None,
+                };
+                let reading = another_drink.unwrap_or(reading);
                 if let Some(named) = reading.main_object().and_then(ObjectMention::resolved) {
                     things_named.push((first.sentence, named.to_string()));
                 }
@@ -328,13 +339,15 @@ impl Understanding {
                         .any(|w| grammar.normalize.repairs.has(&w.words));
                 let kept = best.as_ref().is_some_and(|(_, b)| {
                     (!whole && whole_claim(b) && reading.act.is_statement())
-                        || (editing_term && changed_mind_before && b.act.is_request())
+                        || (editing_term
+                            && (changed_mind_before || turn_changes_mind)
+                            && b.act.is_request())
                 });
                 let best_sentence = parts[best_part].first().map(|w| w.sentence);
                 let changed_mind = reading.act.is_request()
                     && best.as_ref().is_some_and(|(_, b)| b.act.is_request())
-                    && best_sentence.is_some_and(|s| s < first.sentence)
-                    && variants.iter().any(|w| w.changes_mind);
+                    && best_sentence.is_some_and(|s| s < first.sentence || best_part < index)
+                    && changes_mind;
                 if changed_mind || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                     best_part = index;
@@ -343,6 +356,20 @@ impl Understanding {
                 clauses.read(first.sentence, whole);
                 sentences[first.sentence].1 = true;
             } else if let Some((named, as_written)) = self.named_in(lexicon, &context, variants) {
+                let drink = ObjectMention::only(named.clone(), &named);
+                // Only the drink's own words ("lieber doch Wein"), not a remark about it.
+                let only_named = variants.last().is_some_and(|w| w.words.len() <= 3);
+                let another_drink = match &best {
+                    Some((score, earlier)) if changes_mind && only_named => {
+                        pour_with_another_drink(world, earlier, &drink).map(|r| (*score, r))
+                    }
+                    _ => None,
+                };
+                if let Some(poured) = another_drink {
+                    best = Some(poured);
+                    sentences[first.sentence].1 = true;
+                    continue;
+                }
                 // "See the little glass by Ana? Fill that one ...": the one just named.
                 context.referent = Some(named.clone());
                 if as_written {
@@ -1096,6 +1123,38 @@ fn usual_made_ready(
         .filter(|n| n != turn.speaker && n != turn.listener)
         .collect();
     phrases.usual_for(world, turn.speaker, turn.text, named_before, &others)
+}
+
+/// "Gieß mir Bier ins große Glas, ach nee, lieber Wein": a drink named after
+/// a change of mind, following a pour, is that pour with the other drink.
+fn pour_with_another_drink(
+    world: &World,
+    earlier: &Reading,
+    drink: &ObjectMention,
+) -> Option<Reading> {
+    if earlier.act != Act::Pour {
+        return None;
+    }
+    let holds_a_drink = |name: &String| {
+        world.object_named(name).is_some_and(|id| {
+            let object = world.object(id);
+            object.contains.is_some() && !object.kind.drinking_vessel
+        })
+    };
+    if drink.candidates.is_empty() || !drink.candidates.iter().all(holds_a_drink) {
+        return None;
+    }
+    let mut poured = earlier.clone();
+    poured.slots.source = Some(drink.clone());
+    Some(poured)
+}
+
+/// The thing a later part names alone, asked for as a bare request ("lieber
+/// den Wein"), or read as a count of it ("lieber ein Bier": one beer).
+fn later_drink(reading: &Reading) -> Option<&ObjectMention> {
+    matches!(reading.act, Act::Give | Act::StateCount)
+        .then_some(reading.slots.object.as_ref())
+        .flatten()
 }
 
 /// Whether the one thing a reading pours from is the one thing it pours into.

@@ -2243,3 +2243,27 @@ fn german_hearing_is_put_right_toward_german_words_not_the_scenes_english_ones()
         "gleich kommt die hochrechnung mach ma lauter"
     );
 }
+
+#[test]
+fn german_a_drink_named_after_a_change_of_mind_takes_the_pours_place() {
+    let stage = german();
+    check_with(
+        &stage,
+        "dinner",
+        &[
+            (
+                "Daniel>the_robot: Gieß mir mal Bier ins große Glas – ach nee, lieber doch Wein.",
+                "pour source=wine_bottle target=large_glass recipient=Daniel",
+            ),
+            (
+                "Daniel>the_robot: Gießen Sie mir bitte ein Wasser ein, ins große Glas. Ach nein, doch lieber ein Bier.",
+                "pour source=beer_bottle target=large_glass recipient=Daniel",
+            ),
+            // A remark about the drink with "lieber" is no drink asked for instead.
+            (
+                "Daniel>the_robot: Gieß mir bitte Wasser ins große Glas. Das Bier lass ich lieber stehen, das ist mir zu herb.",
+                "pour source=soda_bottle target=large_glass recipient=Daniel",
+            ),
+        ],
+    );
+}
