@@ -667,6 +667,37 @@ impl<'a, 'w> Filler<'a, 'w> {
         })
     }
 
+    /// The drinking vessel `person` drinks from, of `named`'s candidates or of
+    /// all on the table: the one in their hand, else the one nearest their seat
+    /// ("jetzt trinkst du ja Cola Zero", "hast du Wasser im Glas").
+    pub fn drinkers_vessel(
+        &self,
+        person: &str,
+        named: Option<&ObjectMention>,
+    ) -> Option<ObjectMention> {
+        let world = self.lexicon.world;
+        let vessels: Vec<String> = match named {
+            Some(mention) => mention.candidates.clone(),
+            None => world
+                .objects()
+                .iter()
+                .filter(|o| o.kind.drinking_vessel)
+                .map(|o| o.name.clone())
+                .collect(),
+        };
+        if vessels.is_empty() {
+            return None;
+        }
+        Some(ObjectMention {
+            said: named.map(|m| m.said.clone()).unwrap_or_default(),
+            candidates: self.nearest_to(person, vessels.clone()),
+            owner: Some(person.to_string()),
+            referred: false,
+            left_out: None,
+            every: vessels,
+        })
+    }
+
     /// Where in `span` the words that place a thing in the table's middle begin.
     fn in_the_middle(&self, span: &[String]) -> Option<usize> {
         let middle = &self.grammar.normalize.in_the_middle.0;

@@ -551,6 +551,15 @@ impl Understanding {
                     |(person, target)| filler.of_kind_at(person.name.as_deref()?, target),
                 );
             }
+            // What someone drinks is in their glass: "jetzt trinkst du ja Cola Zero".
+            if sentence.act == Act::StateContents {
+                if let Some(person) = slots.person.as_ref().and_then(|p| p.name.as_deref()) {
+                    let named = slots.object.as_ref().filter(|o| o.candidates.len() > 1);
+                    if slots.object.is_none() || named.is_some() {
+                        slots.object = filler.drinkers_vessel(person, named);
+                    }
+                }
+            }
             // Nothing is poured into itself: "the teapot's got tea in it" is no pour.
             if pours_into_itself(&slots) {
                 continue;

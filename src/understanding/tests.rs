@@ -2267,3 +2267,34 @@ fn german_a_drink_named_after_a_change_of_mind_takes_the_pours_place() {
         ],
     );
 }
+
+#[test]
+fn what_someone_drinks_is_in_their_glass() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>Daniel: Oh, you're drinking fanta now.",
+                "state_contents object=blue_glass person=Daniel liquid=fanta",
+            ),
+            (
+                "Daniel>Felix: Felix is drinking cola zero.",
+                "state_contents object=red_glass person=Felix liquid=cola zero",
+            ),
+        ],
+    );
+    check_with(
+        &german(),
+        "dinner",
+        &[
+            (
+                "Felix>Daniel: Jetzt trinkst du ja auch Rotwein.",
+                "state_contents object=large_glass person=Daniel liquid=red wine",
+            ),
+            (
+                "Felix>Daniel: Na, jetzt hast du ja doch Wasser im Glas.",
+                "state_contents object=large_glass person=Daniel liquid=water",
+            ),
+        ],
+    );
+}
