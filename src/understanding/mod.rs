@@ -1115,12 +1115,15 @@ fn usual_made_ready(
             .into_iter()
             .flatten()
             .all(|o| o.resolved().is_none()),
-        // A clause misread around words that name nothing ("have her glass ready").
-        _ => reading
+        // A question misread around words that name nothing ("have her glass
+        // ready" as "have ... ?"); never a claim ("both glasses are still some
+        // of the regular coat", heard for "cola", asks for no usual).
+        act if act.is_question() => reading
             .slots
             .object
             .as_ref()
             .is_some_and(|o| o.candidates.is_empty()),
+        _ => false,
     };
     if !wants_nothing_named {
         return None;
