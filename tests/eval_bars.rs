@@ -197,6 +197,14 @@ fn fillers_and_politeness_alone_get_no_apology() {
     every_turn_succeeds("politeness_alone.toml", 3);
 }
 
+/// The tail of a request heard alone after a pause ("would you" heard "What do you?"):
+/// no "Sorry, I did not understand" that would shut the microphone; a short turn that
+/// follows nothing of the same person's still gets one.
+#[test]
+fn a_tail_heard_alone_gets_no_apology() {
+    every_turn_succeeds("a_tail_heard_alone.toml", 3);
+}
+
 /// Both of the asker's hands full: the thing is set down within their reach instead of
 /// handed over; asked for the glass they hold, the robot says "you are holding ...".
 #[test]

@@ -704,10 +704,11 @@ impl RulesBrain {
     }
 
     /// Addressed and not understood: one sentence with an example; between
-    /// people, in a remark to everyone, and when nothing but fillers and
-    /// politeness was said ("please" heard after a pause, "um"), silence.
+    /// people, in a remark to everyone, when nothing but fillers and
+    /// politeness was said ("please" heard after a pause, "um"), and for a
+    /// tail of the same person's turn before ([`is_a_tail`]), silence.
     pub(super) fn not_understood(&self, s: &Situation<'_>) -> Calls {
-        if !s.robot_named || s.reading.said_nothing() {
+        if !s.robot_named || s.reading.said_nothing() || is_a_tail(s, &self.world.robot.name) {
             return None;
         }
         let example = self.example_object();
@@ -877,3 +878,28 @@ fn liquids(names: &[String], listed: &[Listed]) -> Vec<String> {
 const IN_FRONT_OF_M: f32 = 0.7;
 /// How much nearer one person it must stand than anyone else, metres.
 const CLEARLY_NEARER_M: f32 = 0.2;
+
+/// Most words a tail of the turn before may have ("would you", "for me then").
+const TAIL_WORDS: usize = 3;
+
+/// A few words no sentence reads, right after the same person's turn to the
+/// same listener: the tail of that turn, heard as a turn of its own after a
+/// pause ("count the glasses for me, | would you?" heard "What do you?").
+/// Answering it would keep the half-duplex microphone shut while they go on.
+/// A turn that names the robot ("Arigato, robot!") is said to it afresh, no tail.
+fn is_a_tail(s: &Situation<'_>, robot: &str) -> bool {
+    let turn = &s.dialogue.turn;
+    let same_person =
+        s.dialogue.earlier.last().is_some_and(|before| {
+            before.speaker == turn.speaker && before.listener == turn.listener
+        });
+    // "robot" of `the_robot`, also as the start of "Roboter".
+    let robot_words: Vec<String> = crate::twin::grounding::words(robot)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 4)
+        .collect();
+    let names_the_robot = crate::twin::grounding::words(&turn.text)
+        .iter()
+        .any(|w| robot_words.iter().any(|r| w.starts_with(r.as_str())));
+    same_person && !names_the_robot && turn.text.split_whitespace().count() <= TAIL_WORDS
+}
