@@ -657,14 +657,19 @@ impl<'a, 'w> Filler<'a, 'w> {
     pub fn of_kind_at(&self, person: &str, named: &ObjectMention) -> Option<ObjectMention> {
         let head = named.said.split_whitespace().last()?.to_string();
         let of_kind = self.object(std::slice::from_ref(&head), false)?.every;
-        Some(ObjectMention {
-            said: String::new(),
-            candidates: self.nearest_to(person, of_kind.clone()),
+        Some(self.nearest_of(person, String::new(), of_kind))
+    }
+
+    /// `person`'s one of `every`: the one in their hand, else the one nearest their seat.
+    fn nearest_of(&self, person: &str, said: String, every: Vec<String>) -> ObjectMention {
+        ObjectMention {
+            said,
+            candidates: self.nearest_to(person, every.clone()),
             owner: Some(person.to_string()),
             referred: false,
             left_out: None,
-            every: of_kind,
-        })
+            every,
+        }
     }
 
     /// The drinking vessel `person` drinks from, of `named`'s candidates or of
@@ -688,14 +693,8 @@ impl<'a, 'w> Filler<'a, 'w> {
         if vessels.is_empty() {
             return None;
         }
-        Some(ObjectMention {
-            said: named.map(|m| m.said.clone()).unwrap_or_default(),
-            candidates: self.nearest_to(person, vessels.clone()),
-            owner: Some(person.to_string()),
-            referred: false,
-            left_out: None,
-            every: vessels,
-        })
+        let said = named.map(|m| m.said.clone()).unwrap_or_default();
+        Some(self.nearest_of(person, said, vessels))
     }
 
     /// Where in `span` the words that place a thing in the table's middle begin.

@@ -893,13 +893,15 @@ fn is_a_tail(s: &Situation<'_>, robot: &str) -> bool {
         s.dialogue.earlier.last().is_some_and(|before| {
             before.speaker == turn.speaker && before.listener == turn.listener
         });
+    if !same_person || turn.text.split_whitespace().count() > TAIL_WORDS {
+        return false;
+    }
     // "robot" of `the_robot`, also as the start of "Roboter".
     let robot_words: Vec<String> = crate::twin::grounding::words(robot)
         .into_iter()
         .filter(|w| w.chars().count() >= 4)
         .collect();
-    let names_the_robot = crate::twin::grounding::words(&turn.text)
+    !crate::twin::grounding::words(&turn.text)
         .iter()
-        .any(|w| robot_words.iter().any(|r| w.starts_with(r.as_str())));
-    same_person && !names_the_robot && turn.text.split_whitespace().count() <= TAIL_WORDS
+        .any(|w| robot_words.iter().any(|r| w.starts_with(r.as_str())))
 }
