@@ -1092,7 +1092,9 @@ fn candidates(
         if let Some(stem) = stem.filter(|_| doubt.unread) {
             out.extend(verb_with_ending(tokens, at, stem, vocabulary, words, doubt));
         }
-        if doubt.no_act
+        // Also under a loose reading that skipped words: "would you feel the big
+        // glass with beer" reads as a gapped fill, and "fill" reads it closely.
+        if (doubt.no_act || doubt.gapped)
             && stem.is_none()
             && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
         {
@@ -1704,7 +1706,7 @@ mod tests {
             "dinner",
             "Felix",
             "Daniel",
-            "Would you feel the big glass for me, Daniel?",
+            "Would you feel the big glass with beer for me, Daniel?",
         );
         assert!(c.text.starts_with("Would you fill the big glass"), "{c:?}");
         // A verb of its own that sounds like none is left as said.
