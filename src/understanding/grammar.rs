@@ -180,6 +180,11 @@ pub struct Normalize {
     /// Words said before a person's name ("Uncle Emeka", "Frau Weber").
     #[serde(default)]
     pub titles: Vec<String>,
+    /// Words before a role that names the other person ("unserem
+    /// Schornsteinfeger", "our driver"): one or two words no thing of the
+    /// table is called, after one of these, are read as the other person.
+    #[serde(default)]
+    pub role_determiners: Vec<String>,
     /// Words that make a thing the other of its kind ("the other one", "das
     /// andere Glas"): not the one talked of last.
     #[serde(default)]

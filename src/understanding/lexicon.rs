@@ -949,6 +949,9 @@ impl<'a, 'w> Filler<'a, 'w> {
             let name = self.lexicon.pronoun(role, self.context)?;
             return Some(PersonMention { said, name });
         }
+        if let Some(mention) = self.person_by_role(span, &said) {
+            return Some(mention);
+        }
         let word = match span {
             [word] => word,
             [the, word]
@@ -982,6 +985,34 @@ impl<'a, 'w> Filler<'a, 'w> {
         Some(PersonMention {
             said,
             name: Some(self.lexicon.world.person(id).name.clone()),
+        })
+    }
+
+    /// "unserem Schornsteinfeger", "dem Herrn Kassenprüfer": a role no thing or
+    /// person of the table is called, after a role determiner, is the other person.
+    fn person_by_role(&self, span: &[String], said: &str) -> Option<PersonMention> {
+        let rules = &self.grammar.normalize;
+        let (first, role) = span.split_first()?;
+        let is_role_word = |w: &String| {
+            w.chars().count() >= 4
+                && !self.lexicon.names_thing(w)
+                && !self.lexicon.person_words.contains(w)
+                && !self.lexicon.robot_words.contains(w)
+                && !rules.determiners.contains(w)
+                && !rules.pronouns.contains_key(w)
+        };
+        let known = role.iter().filter(|w| !rules.titles.contains(w));
+        if !rules.role_determiners.contains(first)
+            || !(1..=2).contains(&role.len())
+            || !known.clone().all(is_role_word)
+            || known.count() != 1
+        {
+            return None;
+        }
+        let name = self.lexicon.pronoun("other", self.context)?;
+        Some(PersonMention {
+            said: said.to_string(),
+            name,
         })
     }
 
