@@ -279,6 +279,9 @@ impl Understanding {
         // Somewhere the turn changes its mind ("ach nee, lieber Wein"): an
         // editing term before that takes back nothing.
         let turn_changes_mind = parts.iter().flatten().any(|w| w.changes_mind);
+        // "Ach nee, warte, ... Dann halt eine Cola.": a change of mind said in a
+        // part of its own holds for the parts after it.
+        let mut mind_changing = false;
         for (index, variants) in parts.iter().enumerate() {
             let Some(first) = variants.first() else {
                 continue;
@@ -305,7 +308,10 @@ impl Understanding {
                     }
                 }
             }
-            let changes_mind = variants.iter().any(|w| w.changes_mind);
+            let says_change_of_mind = variants.iter().any(|w| w.changes_mind);
+            let changes_mind = says_change_of_mind || mind_changing;
+            mind_changing |=
+                says_change_of_mind && best.as_ref().is_some_and(|(_, b)| b.act.is_request());
             if let Some((score, reading)) = part_best {
                 let another_drink = match (&best, later_drink(&reading)) {
                     (Some((_, earlier)), Some(drink)) if changes_mind => {
@@ -313,6 +319,7 @@ impl Understanding {
                     }
                     _ => None,
                 };
+                mind_changing &= another_drink.is_none();
                 let reading = another_drink.unwrap_or(reading);
                 if let Some(named) = reading.main_object().and_then(ObjectMention::resolved) {
                     things_named.push((first.sentence, named.to_string()));
@@ -348,6 +355,7 @@ impl Understanding {
                     && best.as_ref().is_some_and(|(_, b)| b.act.is_request())
                     && best_sentence.is_some_and(|s| s < first.sentence || best_part < index)
                     && changes_mind;
+                mind_changing &= !changed_mind;
                 if changed_mind || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
                     best = Some((score, reading));
                     best_part = index;
@@ -366,6 +374,7 @@ impl Understanding {
                     _ => None,
                 };
                 if let Some(poured) = another_drink {
+                    mind_changing = false;
                     best = Some(poured);
                     sentences[first.sentence].1 = true;
                     continue;

@@ -104,12 +104,15 @@ impl RulesBrain {
         };
         let mut situation = self.situation(dialogue, listed.as_ref().unwrap_or(&self.world));
         situation.memory_on = memory_on;
-        // "Können Sie ...": answered in the form it was asked in.
+        // "Können Sie ...": answered in the form it was asked in, or in the
+        // form the speaker used before ("Ich meinte das Wasser" after "Könnten Sie").
+        let formally = |text: &str| self.understanding.addresses_formally(text);
         let brain = match &self.formal {
             Some(formal)
-                if self
-                    .understanding
-                    .addresses_formally(&situation.reading.heard) =>
+                if formally(&situation.reading.heard)
+                    || dialogue.earlier.iter().any(|t| {
+                        t.speaker == dialogue.turn.speaker && formally(&plain(&t.text))
+                    }) =>
             {
                 formal
             }
@@ -299,4 +302,12 @@ impl ChatBackend for RulesBrain {
     fn reads_notes(&self) -> bool {
         false
     }
+}
+
+/// A turn's text as the understanding stage hears words: lower case, no punctuation.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .to_lowercase()
 }
