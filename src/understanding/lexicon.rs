@@ -524,8 +524,19 @@ impl<'a, 'w> Filler<'a, 'w> {
             Some(person) => self.drink_of(person, rest).unwrap_or(candidates),
             None => candidates,
         };
-        // "Your cup" of two cups: the one in that person's hand, or the one at their seat.
+        // "Your cup" of two cups: the one in that person's hand, or the one at
+        // their place (a question where that is unclear); other things, and
+        // what memory says more of ("my usual cup"), the one nearest their seat.
+        let vessels = candidates.iter().all(|c| {
+            self.lexicon
+                .world
+                .object_named(c)
+                .is_some_and(|o| self.lexicon.world.object(o).kind.drinking_vessel)
+        });
         let candidates = match owner.as_deref() {
+            Some(person) if candidates.len() > 1 && vessels && left_out.is_none() => {
+                self.at_the_place_of(person, candidates)
+            }
             Some(person) if candidates.len() > 1 => self.nearest_to(person, candidates),
             _ => candidates,
         };
@@ -843,6 +854,37 @@ impl<'a, 'w> Filler<'a, 'w> {
         self.narrowed(names, |o| {
             world.object(o).contains.as_deref() == Some(liquid)
         })
+    }
+
+    /// Of `candidates`, the one `person` holds, else the one at their place (of
+    /// those no one else sits nearer to, when exactly one); all of them when
+    /// that is no one or more than one: "my tumbler" of two by my seat is a question.
+    fn at_the_place_of(&self, person: &str, candidates: Vec<String>) -> Vec<String> {
+        let world = self.lexicon.world;
+        let Some(id) = world.person_named(person) else {
+            return candidates;
+        };
+        let objects = candidates
+            .iter()
+            .filter_map(|c| Some((c, world.object_named(c)?)));
+        if let Some((held, _)) = objects.clone().find(|&(_, o)| world.holder(o) == Some(id)) {
+            return vec![held.clone()];
+        }
+        let nearest_person = |o| {
+            let base = world.object_base(o).truncate();
+            world.person_ids().min_by(|&a, &b| {
+                let d = |p| world.person(p).position.distance(base);
+                d(a).total_cmp(&d(b))
+            })
+        };
+        let mine: Vec<&String> = objects
+            .filter(|&(_, o)| world.holder(o).is_none() && nearest_person(o) == Some(id))
+            .map(|(c, _)| c)
+            .collect();
+        match mine.as_slice() {
+            [one] => vec![(*one).clone()],
+            _ => candidates,
+        }
     }
 
     /// Of `candidates`, the one `person` holds, else the one nearest their seat; all of

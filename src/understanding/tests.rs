@@ -2298,3 +2298,28 @@ fn what_someone_drinks_is_in_their_glass() {
         ],
     );
 }
+
+#[test]
+fn my_cup_is_the_one_at_my_place_and_a_question_where_two_are() {
+    check(
+        "softdrinks",
+        &[(
+            "Daniel>the_robot: Could you fill my glass with cola?",
+            "pour source=cola_bottle target=blue_glass recipient=Daniel",
+        )],
+    );
+    // Mateusz sits nearest two of the three tumblers: "my tumbler" is not yet one.
+    check(
+        "tests/sets/newtables_heldout11/scenes/roadtrip.toml",
+        &[
+            (
+                "Mateusz>the_robot: Could you fill my tumbler with the iced tea?",
+                "pour source=rooibos target=amber_tumbler/teal_tumbler/smoked_tumbler recipient=Mateusz",
+            ),
+            (
+                "Anjali>the_robot: Could you fill my tumbler with the iced tea?",
+                "pour source=rooibos target=teal_tumbler recipient=Anjali",
+            ),
+        ],
+    );
+}
