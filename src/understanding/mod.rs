@@ -1406,6 +1406,7 @@ fn slots_of(filled: Vec<(String, SlotValue)>, act: Act, context: &Context) -> Sl
             ("fill", SlotValue::Value(v)) => slots.fill = Some(v),
             ("liquid", SlotValue::Value(v)) => slots.liquid = Some(v),
             ("count", SlotValue::Value(v)) => slots.count = Some(v),
+            ("place", SlotValue::Value(v)) => slots.place = Some(v),
             ("only", SlotValue::Value(_)) => slots.only = true,
             ("negated", SlotValue::Value(_)) => slots.negated = true,
             _ => {}
@@ -1440,6 +1441,7 @@ pub const SLOT_NAMES: &[&str] = &[
     "ability",
     "fill",
     "count",
+    "place",
     "only",
     "negated",
 ];

@@ -260,6 +260,10 @@ pub struct Slots {
     /// What a statement says a container holds, in the scene's words ("oat milk", "tea").
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub liquid: Option<String>,
+    /// A word-list value: `elsewhere`, where a location claim puts a thing off
+    /// the table ("the highlighters are still in the glovebox").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
     /// A word-list value: how many a count claim says there are ("2").
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub count: Option<String>,

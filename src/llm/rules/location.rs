@@ -12,7 +12,12 @@ impl RulesBrain {
     /// The claim in `s` that one thing is by one person.
     pub(super) fn location_claim(&self, s: &Situation<'_>) -> Calls {
         let slots = &s.reading.slots;
-        let person = slots.person.as_ref().and_then(|p| p.name.clone())?;
+        let off_the_table = slots.place.as_deref() == Some("elsewhere");
+        let person = match slots.person.as_ref().and_then(|p| p.name.clone()) {
+            Some(person) => Some(person),
+            None if off_the_table => None,
+            None => return None,
+        };
         // "It's right in front of you": which thing "it" is, is less sure than
         // where it is said to be; nothing is corrected on a guess.
         let object = match slots
@@ -31,9 +36,14 @@ impl RulesBrain {
         let world = self
             .as_listed(&listing.result)
             .unwrap_or_else(|| self.world.clone());
-        let (p, o) = (world.person_named(&person)?, world.object_named(&object)?);
-        let Err(found) = whereabouts::is_by(&world, p, o) else {
-            return if s.robot_named { self.agree(s) } else { None };
+        let o = world.object_named(&object)?;
+        // "Still in the glovebox": wherever it is at the table, the claim is wrong.
+        let found = match person {
+            Some(person) => match whereabouts::is_by(&world, world.person_named(&person)?, o) {
+                Ok(()) => return if s.robot_named { self.agree(s) } else { None },
+                Err(found) => found,
+            },
+            None => whereabouts::of(&world, o)?,
         };
         let (key, who) = match found {
             Whereabouts::HeldBy(holder) => ("correct.location_held", holder),
