@@ -344,9 +344,19 @@ impl RulesBrain {
     /// wants the juice.
     fn preference(&self, fact: &str) -> Preference {
         let mut merged = Preference::default();
+        let now = &self.understanding.grammar().memory.now;
         for sentence in fact.split(['.', ';', '!', '?', '—']) {
             let p = self.preference_of_sentence(sentence);
-            merged.wanted.extend(p.wanted);
+            // "The rooibos keeps me awake. Make it kombucha from now on.": the
+            // sentence that says what holds now names the drink wanted first.
+            let says_now = crate::understanding::normalize::plain_words(sentence)
+                .iter()
+                .any(|w| now.contains(w));
+            if says_now {
+                merged.wanted.splice(0..0, p.wanted);
+            } else {
+                merged.wanted.extend(p.wanted);
+            }
             merged.avoided.extend(p.avoided);
             merged.filter = merged.filter.or(p.filter);
         }
