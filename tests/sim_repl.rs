@@ -190,7 +190,7 @@ fn a_pour_into_a_glass_the_listener_cannot_reach_is_helped() {
 }
 
 /// A hand-over with no point where both could hold the thing sets it down
-/// within the person's reach instead.
+/// within the person's reach instead (the planner does, and says why).
 #[test]
 fn a_hand_over_without_a_hand_over_point_sets_the_thing_down_within_reach() {
     let output = sim_without_llm(
@@ -205,7 +205,7 @@ fn a_hand_over_without_a_hand_over_point_sets_the_thing_down_within_reach() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("no hand-over point within Sam's reach"),
+        stdout.contains("Sam could not take it from your hand anywhere your arm reaches"),
         "{stdout}"
     );
     assert!(

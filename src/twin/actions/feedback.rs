@@ -95,6 +95,19 @@ fn main_obstacle(causes: &[Cause], except: &str) -> Option<String> {
         .map(|(o, _)| o.to_string())
 }
 
+/// Whether a hand-over failed only for want of a point where the person and
+/// the robot's arm could both hold the thing (no point, or none the arm reaches).
+pub fn no_handover_point(world: &World, step: &Elementary, causes: &[Cause]) -> bool {
+    let Elementary::Pass { object, .. } = *step else {
+        return false;
+    };
+    let subject = world.object(object).name.as_str();
+    causes.iter().all(|c| {
+        matches!(c, Cause::NoHandoverPoint | Cause::OutOfReach(_))
+            || matches!(c, Cause::Collision(o) if o == subject)
+    })
+}
+
 /// One sentence for an elementary step none of whose variants is feasible.
 pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> String {
     let obj = |id: crate::twin::ObjectId| world.object(id).name.clone();

@@ -498,7 +498,7 @@ pub async fn execute_on(
         return failed(reason, json!({"error": "robot"}));
     }
     executor.perceive(twin);
-    let mut prepared = match off_the_runtime(|| prepare(twin, request)) {
+    let (request, mut prepared) = match off_the_runtime(|| prepare_or_put_down(twin, request)) {
         Ok(p) => p,
         Err(report) => return report,
     };
@@ -541,7 +541,7 @@ fn execute_inner(
     request: ActionRequest,
     motions: &mut Vec<crate::twin::kinematics::Motion>,
 ) -> ActionReport {
-    let prepared = match prepare(twin, request) {
+    let (request, prepared) = match prepare_or_put_down(twin, request) {
         Ok(p) => p,
         Err(report) => return report,
     };
@@ -565,8 +565,46 @@ struct Prepared {
     liquid: Option<String>,
 }
 
-fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, ActionReport> {
-    let (outcome, ms) = plan(twin, request)?;
+/// As [`prepare`]; a hand-over that no point allows (the person cannot take it
+/// anywhere the arm reaches) becomes putting the thing down within their reach,
+/// the request then being that move.
+fn prepare_or_put_down(
+    twin: &Twin,
+    request: ActionRequest,
+) -> Result<(ActionRequest, Prepared), ActionReport> {
+    let failure = match prepare(twin, request) {
+        Ok(prepared) => return Ok((request, prepared)),
+        Err(failure) => failure,
+    };
+    let ActionRequest::HandOver { object, person } = request else {
+        return Err(failure.report);
+    };
+    if !failure.no_handover_point {
+        return Err(failure.report);
+    }
+    let instead = ActionRequest::MoveTo { object, person };
+    match prepare(twin, instead) {
+        Ok(mut prepared) => {
+            prepared.facts["put_down_instead_of_handing_over"] = true.into();
+            Ok((instead, prepared))
+        }
+        Err(_) => Err(failure.report),
+    }
+}
+
+/// Why [`prepare`] found no plan: the report, and whether only a hand-over
+/// point was lacking.
+struct Unprepared {
+    report: ActionReport,
+    no_handover_point: bool,
+}
+
+fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, Unprepared> {
+    let unprepared = |report| Unprepared {
+        report,
+        no_handover_point: false,
+    };
+    let (outcome, ms) = plan(twin, request).map_err(unprepared)?;
     let mut facts = json!({
         "cost_formula": COST_FORMULA,
         "variants_tried": outcome.tried,
@@ -578,10 +616,10 @@ fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, ActionReport
         Err((step, causes)) => {
             facts["failed_step"] = step.name().into();
             facts["reasons"] = json!(feedback::count(&outcome.causes));
-            return Err(failed(
-                feedback::step_failure(&twin.world, &step, &causes),
-                facts,
-            ));
+            return Err(Unprepared {
+                report: failed(feedback::step_failure(&twin.world, &step, &causes), facts),
+                no_handover_point: feedback::no_handover_point(&twin.world, &step, &causes),
+            });
         }
     };
     let liquid = match request {
@@ -612,6 +650,14 @@ fn conclude(twin: &Twin, request: ActionRequest, prepared: Prepared) -> ActionRe
         return failed(mismatch, facts);
     }
     let mut text = success_text(&twin.world, &request, &plan, liquid.as_deref());
+    if let (true, ActionRequest::MoveTo { person, .. }) =
+        (facts["put_down_instead_of_handing_over"] == true, request)
+    {
+        let p = &twin.world.person(person).name;
+        text.push_str(&format!(
+            " {p} could not take it from your hand anywhere your arm reaches."
+        ));
+    }
     if let Some(causes) = &plan.stays {
         text.push(' ');
         text.push_str(&feedback::stays_text(causes));

@@ -1146,3 +1146,27 @@ fn milk_goes_into_coffee_either_way_round_and_two_drinks_do_not_mix() {
     assert!(!r.ok);
     assert_eq!(r.text, "small_cup already holds milk; use an empty glass.");
 }
+
+#[test]
+fn a_hand_over_no_point_allows_puts_the_thing_down_within_reach() {
+    // Benedikt sits far from the robot: no point his hand and the robot's
+    // arm both reach; the masking tape is set down within his reach instead.
+    let mut t =
+        Twin::load("tests/sets/newtables_heldout11/scenes/watercolour.toml").expect("scene loads");
+    let (tape, benedikt) = (obj(&t, "masking_tape"), per(&t, "Benedikt"));
+    let report = run(
+        &mut t,
+        ActionRequest::HandOver {
+            object: tape,
+            person: benedikt,
+        },
+    );
+    assert!(report.ok, "{}", report.text);
+    assert!(
+        report.text.starts_with("You put masking_tape"),
+        "{}",
+        report.text
+    );
+    assert_eq!(report.facts["put_down_instead_of_handing_over"], true);
+    assert!(crate::twin::hindrance::reaches(&t.world, benedikt, tape).reachable);
+}
