@@ -34,6 +34,8 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("answer.nothing_to_eat", &["drinks"]),
     ("answer.on_the_table", &["things"]),
     ("answer.have_contents", &["liquid", "object"]),
+    ("answer.which_hold", &["liquid", "objects"]),
+    ("answer.none_hold", &["liquid"]),
     ("answer.have_object", &["object"]),
     ("answer.have_not", &["thing", "drinks"]),
     ("answer.holder_has", &["person", "object"]),

@@ -361,6 +361,9 @@ impl RulesBrain {
             Ok(l) => l,
             Err(calls) => return calls,
         };
+        if let Some(calls) = self.which_hold(s, &listed) {
+            return calls;
+        }
         let object = match self.asked_object(s, &listed) {
             Ok(o) => o,
             Err(calls) => return calls,
@@ -384,6 +387,41 @@ impl RulesBrain {
             _ => self.describe_object(&object),
         };
         self.say(s, text)
+    }
+
+    /// "Which glasses have cola in them?": of several things asked about with a
+    /// drink, those that hold it; `None` for one thing or no drink said.
+    fn which_hold(&self, s: &Situation<'_>, listed: &[Listed]) -> Option<Calls> {
+        let slots = &s.reading.slots;
+        let liquid = slots.liquid.as_deref()?;
+        let several = slots.object.as_ref()?.every_fitting();
+        if several.len() < 2 {
+            return None;
+        }
+        let holds = |l: &&Listed| {
+            l.contains.as_deref().is_some_and(|c| {
+                c == liquid || c.split_whitespace().any(|w| w == liquid) || c.starts_with(liquid)
+            })
+        };
+        let holding: Vec<String> = listed
+            .iter()
+            .filter(|l| several.contains(&l.name))
+            .filter(holds)
+            .map(|l| l.name.clone())
+            .collect();
+        let speech = &self.speech;
+        let drink = speech.drink(liquid, &[]);
+        let text = match holding.as_slice() {
+            [] => speech.say("answer.none_hold", &[("liquid", &drink)]),
+            some => speech.say(
+                "answer.which_hold",
+                &[
+                    ("liquid", &drink),
+                    ("objects", &speech.and_list(&self.naturals(some))),
+                ],
+            ),
+        };
+        Some(self.say(s, text))
     }
 
     /// "We only have fanta." — corrected when the table has more, or less.
