@@ -122,6 +122,21 @@ fn broken_before_clause_openers<'t>(clause_openers: &[String], text: &'t str) ->
     Cow::Owned(out)
 }
 
+/// A number a recogniser wrote with a leading zero ("cola 01"): said digit by digit.
+fn leading_zero_digits(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('0') && word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Each digit as the language's contractions spell it ("01" -> "zero one").
+fn spelt_digit_by_digit(rules: &Normalize, word: &str) -> Vec<String> {
+    word.chars()
+        .flat_map(|c| match rules.contractions.get(&c.to_string()) {
+            Some(full) => plain_words(full),
+            None => vec![c.to_string()],
+        })
+        .collect()
+}
+
 fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Words> {
     let mut words: Vec<String> = Vec::new();
     for chunk in text.split(|c| CLAUSE_BREAKS.contains(&c) || ['(', ')', '"'].contains(&c)) {
@@ -131,6 +146,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         for word in plain_words(chunk) {
             let spelt = match rules.contractions.get(&word) {
                 Some(full) => plain_words(full),
+                None if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
                 None => match (word.strip_suffix("'s"), &rules.clitic_s) {
                     (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.clone()],
                     (stem, _) => vec![stem.unwrap_or(&word).replace('\'', "")],
@@ -306,6 +322,8 @@ mod tests {
                 ("i'd", "i would"),
                 ("don't", "do not"),
                 ("what's", "what is"),
+                ("0", "zero"),
+                ("1", "one"),
             ]
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -388,6 +406,16 @@ mod tests {
         assert_eq!(dashed.len(), 3, "{dashed:?}");
         // A hyphen inside a word is no break.
         assert_eq!(clauses("a coca-cola please").len(), 1);
+    }
+
+    #[test]
+    fn a_number_with_a_leading_zero_is_said_digit_by_digit() {
+        assert_eq!(
+            one("pass me the cola 01", "x").join(" "),
+            "pass me the cola zero one"
+        );
+        assert_eq!(one("the cola 0", "x").join(" "), "the cola zero");
+        assert_eq!(one("room 10", "x").join(" "), "room 10");
     }
 
     #[test]
