@@ -455,7 +455,14 @@ impl Understanding {
             }
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
-        let reading = with_memory(grammar, world, turn, before.person.as_deref(), reading);
+        let mut reading = with_memory(grammar, world, turn, before.person.as_deref(), reading);
+        // "Could I have my usual?": what the table lacks by that name, memory says.
+        if reading.act.is_request()
+            && reading.slots.memory.is_some()
+            && matches!(reading.doubt, Some(Doubt::Lacking { .. }))
+        {
+            reading.doubt = None;
+        }
         let reading = match reading.act {
             Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
             // A thing alone in reply to a question names what the question asked about.

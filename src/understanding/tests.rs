@@ -2323,3 +2323,32 @@ fn my_cup_is_the_one_at_my_place_and_a_question_where_two_are() {
         ],
     );
 }
+
+#[test]
+fn a_usual_asked_for_is_sure_though_the_table_has_nothing_by_that_name() {
+    // Memory says what "my usual" is: local first takes it without the LLM.
+    let reading = stage().read(
+        &scene::load("softdrinks").expect("scene"),
+        &Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "Right, I'm here. Could I have my usual?",
+        },
+    );
+    assert_eq!(
+        reading.slots.memory.as_deref(),
+        Some("usual"),
+        "{reading:?}"
+    );
+    assert!(reading.doubt.is_none(), "{reading:?}");
+    // A thing the table lacks, asked for without memory, stays in doubt.
+    let lacking = stage().read(
+        &scene::load("softdrinks").expect("scene"),
+        &Utterance {
+            speaker: "Felix",
+            listener: "the_robot",
+            text: "Could I have some lemonade?",
+        },
+    );
+    assert!(lacking.doubt.is_some(), "{lacking:?}");
+}
