@@ -9,6 +9,7 @@ use super::grammar::{Grammar, SlotKind};
 use super::reading::{ObjectMention, PersonMention};
 use super::template::{self, SlotFiller};
 use crate::twin::grounding::{self, Grounding};
+use crate::twin::whereabouts::{self, Whereabouts};
 use crate::twin::{ObjectId, World};
 
 /// Who is talking to whom, and what "it" means.
@@ -864,22 +865,16 @@ impl<'a, 'w> Filler<'a, 'w> {
         let Some(id) = world.person_named(person) else {
             return candidates;
         };
-        let objects = candidates
+        let whereabouts = |c: &String| whereabouts::of(world, world.object_named(c)?);
+        if let Some(held) = candidates
             .iter()
-            .filter_map(|c| Some((c, world.object_named(c)?)));
-        if let Some((held, _)) = objects.clone().find(|&(_, o)| world.holder(o) == Some(id)) {
+            .find(|c| whereabouts(c) == Some(Whereabouts::HeldBy(id)))
+        {
             return vec![held.clone()];
         }
-        let nearest_person = |o| {
-            let base = world.object_base(o).truncate();
-            world.person_ids().min_by(|&a, &b| {
-                let d = |p| world.person(p).position.distance(base);
-                d(a).total_cmp(&d(b))
-            })
-        };
-        let mine: Vec<&String> = objects
-            .filter(|&(_, o)| world.holder(o).is_none() && nearest_person(o) == Some(id))
-            .map(|(c, _)| c)
+        let mine: Vec<&String> = candidates
+            .iter()
+            .filter(|c| whereabouts(c) == Some(Whereabouts::By(id)))
             .collect();
         match mine.as_slice() {
             [one] => vec![(*one).clone()],

@@ -399,9 +399,9 @@ impl RulesBrain {
             return None;
         }
         let holds = |l: &&Listed| {
-            l.contains.as_deref().is_some_and(|c| {
-                c == liquid || c.split_whitespace().any(|w| w == liquid) || c.starts_with(liquid)
-            })
+            l.contains
+                .as_deref()
+                .is_some_and(|c| c.starts_with(liquid) || c.split_whitespace().any(|w| w == liquid))
         };
         let holding: Vec<String> = listed
             .iter()

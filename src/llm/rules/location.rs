@@ -13,11 +13,10 @@ impl RulesBrain {
     pub(super) fn location_claim(&self, s: &Situation<'_>) -> Calls {
         let slots = &s.reading.slots;
         let off_the_table = slots.place.as_deref() == Some("elsewhere");
-        let person = match slots.person.as_ref().and_then(|p| p.name.clone()) {
-            Some(person) => Some(person),
-            None if off_the_table => None,
-            None => return None,
-        };
+        let person = slots.person.as_ref().and_then(|p| p.name.clone());
+        if person.is_none() && !off_the_table {
+            return None;
+        }
         // "It's right in front of you": which thing "it" is, is less sure than
         // where it is said to be; nothing is corrected on a guess.
         let object = match slots

@@ -111,7 +111,10 @@ impl RulesBrain {
             Some(formal)
                 if formally(&situation.reading.heard)
                     || dialogue.earlier.iter().any(|t| {
-                        t.speaker == dialogue.turn.speaker && formally(&plain(&t.text))
+                        t.speaker == dialogue.turn.speaker
+                            && formally(
+                                &crate::understanding::normalize::plain_words(&t.text).join(" "),
+                            )
                     }) =>
             {
                 formal
@@ -302,12 +305,4 @@ impl ChatBackend for RulesBrain {
     fn reads_notes(&self) -> bool {
         false
     }
-}
-
-/// A turn's text as the understanding stage hears words: lower case, no punctuation.
-fn plain(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect::<String>()
-        .to_lowercase()
 }

@@ -102,10 +102,15 @@ pub fn no_handover_point(world: &World, step: &Elementary, causes: &[Cause]) -> 
         return false;
     };
     let subject = world.object(object).name.as_str();
-    causes.iter().all(|c| {
-        matches!(c, Cause::NoHandoverPoint | Cause::OutOfReach(_))
-            || matches!(c, Cause::Collision(o) if o == subject)
-    })
+    causes
+        .iter()
+        .all(|c| matches!(c, Cause::NoHandoverPoint) || for_want_of_reach(c, subject))
+}
+
+/// A cause that says only that the arm cannot get there: out of reach, or the
+/// carried `subject` itself in the way.
+fn for_want_of_reach(cause: &Cause, subject: &str) -> bool {
+    matches!(cause, Cause::OutOfReach(_)) || matches!(cause, Cause::Collision(o) if o == subject)
 }
 
 /// One sentence for an elementary step none of whose variants is feasible.
@@ -122,10 +127,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
         Elementary::Pour { source, .. } => obj(source),
         _ => String::new(),
     };
-    let all_reach = !causes.is_empty()
-        && causes.iter().all(|c| {
-            matches!(c, Cause::OutOfReach(_)) || matches!(c, Cause::Collision(o) if *o == subject)
-        });
+    let all_reach = !causes.is_empty() && causes.iter().all(|c| for_want_of_reach(c, &subject));
     let blocker = main_obstacle(causes, &subject);
     let first = causes
         .first()
