@@ -185,6 +185,14 @@ pub struct Normalize {
     /// table is called, after one of these, are read as the other person.
     #[serde(default)]
     pub role_determiners: Vec<String>,
+    /// Pronouns that only ever name who does a thing ("du", "ich"): never
+    /// whom it is for ("schenkst du dem Felix ..." pours for Felix).
+    #[serde(default)]
+    pub subject_pronouns: Vec<String>,
+    /// Words after a role that say only where the person is from ("dem Mann
+    /// vom Amt", "the man from the council"): the role is the word before.
+    #[serde(default)]
+    pub role_origins: Vec<String>,
     /// Words that make a thing the other of its kind ("the other one", "das
     /// andere Glas"): not the one talked of last.
     #[serde(default)]
@@ -552,6 +560,13 @@ impl Grammar {
             .pronouns
             .keys()
             .map(|k| k.split_whitespace().count())
+            .chain(
+                // A determiner, a role, the origin's words and one word it names.
+                file.normalize
+                    .role_origins
+                    .iter()
+                    .map(|o| o.split_whitespace().count() + 3),
+            )
             .fold(2, usize::max);
         Ok(Self {
             person_words,

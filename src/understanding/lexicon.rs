@@ -449,12 +449,13 @@ impl<'a, 'w> Filler<'a, 'w> {
         let names_a_kind =
             |at: usize, w: &String| at + 1 == rest.len() && self.lexicon.as_written(w).is_some();
         if rest.is_empty()
-            || rest.iter().enumerate().any(|(at, w)| {
-                (rules.not_in_objects.contains(w) && !names_a_kind(at, w))
-                    || rules.determiners.contains(w)
-                    || rules.possessives.contains_key(w)
-                    || rules.pronouns.contains_key(w)
-            })
+            || !self.is_a_phrase_of_the_table(rest)
+                && rest.iter().enumerate().any(|(at, w)| {
+                    (rules.not_in_objects.contains(w) && !names_a_kind(at, w))
+                        || rules.determiners.contains(w)
+                        || rules.possessives.contains_key(w)
+                        || rules.pronouns.contains_key(w)
+                })
         {
             return None;
         }
@@ -548,6 +549,18 @@ impl<'a, 'w> Filler<'a, 'w> {
             referred: false,
             left_out,
             every,
+        })
+    }
+
+    /// "Dandelion and burdock", "gin and tonic": a content or property of the
+    /// table said whole, function words and all.
+    fn is_a_phrase_of_the_table(&self, words: &[String]) -> bool {
+        if words.len() < 2 {
+            return false;
+        }
+        let phrase = words.join(" ");
+        self.lexicon.world.objects().iter().any(|o| {
+            o.contains.as_deref() == Some(phrase.as_str()) || o.properties.contains(&phrase)
         })
     }
 
@@ -743,9 +756,13 @@ impl<'a, 'w> Filler<'a, 'w> {
                 .near_someone
                 .0
                 .iter()
-                .find(|p| span[at..].starts_with(p) && span.len() == at + p.len() + 1)
+                .find(|p| {
+                    let named = span.len().saturating_sub(at + p.len());
+                    span[at..].starts_with(p) && (1..=2).contains(&named)
+                })
                 .map(|p| (at, p.len()))
         })?;
+        // "by Vusi", "by the robot", "vor dem Daniel".
         Some((at, self.person(&span[at + len..])?.name?))
     }
 
@@ -882,17 +899,19 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
     }
 
-    /// Of `candidates`, the one `person` holds, else the one nearest their seat; all of
-    /// them when the person is nobody at the table.
+    /// Of `candidates`, the one `person` holds, else the one nearest their seat
+    /// (the robot's base for the robot); all of them when it is nobody at the table.
     fn nearest_to(&self, person: &str, candidates: Vec<String>) -> Vec<String> {
         let world = self.lexicon.world;
-        let Some(id) = world.person_named(person) else {
-            return candidates;
+        let id = world.person_named(person);
+        let seat = match id {
+            Some(id) => world.person(id).position,
+            None if person == world.robot.name => world.robot.position,
+            None => return candidates,
         };
-        let seat = world.person(id).position;
         let distance = |name: &String| {
             world.object_named(name).map_or(f32::INFINITY, |o| {
-                if world.holder(o) == Some(id) {
+                if id.is_some() && world.holder(o) == id {
                     return 0.0;
                 }
                 let base = world.object_base(o);
@@ -1030,6 +1049,7 @@ impl<'a, 'w> Filler<'a, 'w> {
     fn person_by_role(&self, span: &[String], said: &str) -> Option<PersonMention> {
         let rules = &self.grammar.normalize;
         let (first, role) = span.split_first()?;
+        let role = self.without_origin(role);
         let is_role_word = |w: &String| {
             w.chars().count() >= 4
                 && !self.lexicon.names_thing(w)
@@ -1051,6 +1071,23 @@ impl<'a, 'w> Filler<'a, 'w> {
             said: said.to_string(),
             name,
         })
+    }
+
+    /// "Mann vom Amt": the role without the one word of where the person is from.
+    fn without_origin<'s>(&self, role: &'s [String]) -> &'s [String] {
+        for origin in &self.grammar.normalize.role_origins {
+            let origin: Vec<&str> = origin.split_whitespace().collect();
+            for at in 1..role.len() {
+                let rest = &role[at..];
+                let said_origin =
+                    rest.len() == origin.len() + 1 && rest.iter().zip(&origin).all(|(w, o)| w == o);
+                let place = rest.last().is_some_and(|w| !self.lexicon.names_thing(w));
+                if said_origin && place {
+                    return &role[..at];
+                }
+            }
+        }
+        role
     }
 
     /// The one person whose name sounds exactly as `word` but is spelt
@@ -1207,6 +1244,13 @@ impl SlotFiller for Filler<'_, '_> {
         if self.determines_the_next_word(span, to)
             || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
             || (thing && self.addresses_formally_at(from, to))
+        {
+            self.cache.insert(key, None);
+            return None;
+        }
+        // "Schenkst du ...": the one who pours is no recipient.
+        if name == "recipient"
+            && matches!(span, [word] if self.grammar.normalize.subject_pronouns.contains(word))
         {
             self.cache.insert(key, None);
             return None;

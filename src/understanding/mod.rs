@@ -125,6 +125,9 @@ impl Understanding {
                 before.person = Some(named);
             }
             before.request_was_last = reading.act.is_request();
+            if matches!(reading.act, Act::Pour | Act::PourSame) {
+                before.pour = Some(reading.clone());
+            }
             if reading.act.is_request() {
                 before.request = Some(reading);
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
@@ -464,7 +467,10 @@ impl Understanding {
             reading.doubt = None;
         }
         let reading = match reading.act {
-            Act::FollowUp => follow_up(world, reading, before.request.as_ref(), &context, false),
+            Act::FollowUp => {
+                let request = before.followed_up_by(world, &reading);
+                follow_up(world, reading, request, &context, false)
+            }
             // A thing alone in reply to a question names what the question asked about.
             Act::Give
                 if before.answers_the_question(turn)
@@ -745,6 +751,8 @@ fn person_named_in(world: &World, turn: &Utterance<'_>) -> Option<String> {
 struct Before {
     referent: Option<String>,
     request: Option<Reading>,
+    /// The last request for a drink.
+    pour: Option<Reading>,
     /// Who asked the last request, and whom.
     asked: Option<(String, String)>,
     /// Who asked a question in the turn just before, and whom.
@@ -756,6 +764,27 @@ struct Before {
 }
 
 impl Before {
+    /// The request a follow-up repeats: the last one; the last pour instead
+    /// when the follow-up names only a cup to pour into ("und für mich auch
+    /// einen, meine ist die kleine" after a bottle was handed over).
+    fn followed_up_by(&self, world: &World, follow_up: &Reading) -> Option<&Reading> {
+        let request = self.request.as_ref()?;
+        let into_a_cup = follow_up.slots.object.is_none()
+            && follow_up.slots.source.is_none()
+            && follow_up
+                .slots
+                .target
+                .as_ref()
+                .and_then(ObjectMention::resolved)
+                .and_then(|name| world.object_named(name))
+                .is_some_and(|id| world.object(id).kind.drinking_vessel);
+        let pouring = matches!(request.act, Act::Pour | Act::PourSame);
+        match (&self.pour, into_a_cup && !pouring) {
+            (Some(pour), true) => Some(pour),
+            _ => Some(request),
+        }
+    }
+
     /// Whether `turn` is the one just asked a question answering its asker
     /// ("Are there still sprinkles?" — "Loads. The rainbow ones.").
     fn answers_the_question(&self, turn: &Utterance<'_>) -> bool {
