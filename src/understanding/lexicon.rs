@@ -747,12 +747,6 @@ impl<'a, 'w> Filler<'a, 'w> {
         }
     }
 
-    /// Whether `span` says where a thing is or who holds it ("the tall pink
-    /// jug next to Marisol"): such a thing may take more words.
-    fn placed_by_words(&self, span: &[String]) -> bool {
-        self.placed_near(span).is_some() || self.held_by(span).is_some()
-    }
-
     /// Where in `span` the words that place a thing by a person begin ("in
     /// front of you"), and whom they name.
     fn placed_near(&self, span: &[String]) -> Option<(usize, String)> {
@@ -1248,7 +1242,7 @@ impl SlotFiller for Filler<'_, '_> {
         // Only a thing said with who holds it takes more than six words.
         let thing = matches!(kind, SlotKind::Object | SlotKind::Thing | SlotKind::Drink);
         if self.determines_the_next_word(span, to)
-            || (thing && span.len() > MAX_THING_WORDS && !self.placed_by_words(span))
+            || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
             || (thing && self.addresses_formally_at(from, to))
         {
             self.cache.insert(key, None);
