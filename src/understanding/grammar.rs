@@ -79,6 +79,10 @@ pub struct Normalize {
     /// Written forms replaced before splitting ("i'd" -> "i would").
     #[serde(default)]
     pub contractions: BTreeMap<String, String>,
+    /// Written forms replaced only inside a clause, neither first nor last
+    /// ("ne" is "eine" in "machst du mir ne Cola", "nein" in "ne, danke").
+    #[serde(default)]
+    pub inside_a_clause: BTreeMap<String, String>,
     /// This language's words for the scene's words, replaced after the
     /// contractions ("rote" -> "red", "kaffeekanne" -> "coffee pot"): scenes
     /// name their things in one language, the sentences read them in any.

@@ -143,8 +143,15 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         if !words.is_empty() && words.last().map(String::as_str) != Some(COMMA) {
             words.push(COMMA.to_string());
         }
-        for word in plain_words(chunk) {
-            let spelt = match rules.contractions.get(&word) {
+        let plain = plain_words(chunk);
+        let last = plain.len().saturating_sub(1);
+        for (at, word) in plain.into_iter().enumerate() {
+            let inside = at > 0 && at < last;
+            let contracted = match rules.inside_a_clause.get(&word) {
+                Some(full) if inside => Some(full),
+                _ => rules.contractions.get(&word),
+            };
+            let spelt = match contracted {
                 Some(full) => plain_words(full),
                 None if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
                 None => match (word.strip_suffix("'s"), &rules.clitic_s) {

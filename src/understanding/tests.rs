@@ -2352,3 +2352,21 @@ fn a_usual_asked_for_is_sure_though_the_table_has_nothing_by_that_name() {
     );
     assert!(lacking.doubt.is_some(), "{lacking:?}");
 }
+
+#[test]
+fn german_ne_inside_a_clause_is_an_article_and_du_never_receives() {
+    check_with(
+        &german(),
+        "softdrinks",
+        &[
+            (
+                "Felix>the_robot: machst du mir mal ne cola ins rote glas",
+                "pour source=cola_bottle target=red_glass recipient=Felix",
+            ),
+            (
+                "Daniel>the_robot: schenkst du dem Felix bitte Cola ins rote Glas",
+                "pour source=cola_bottle target=red_glass recipient=Felix",
+            ),
+        ],
+    );
+}
