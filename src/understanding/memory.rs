@@ -52,6 +52,10 @@ pub struct MemoryPhrases {
     /// Words that make a remembered fact an aversion ("never", "hate", "kein").
     #[serde(default)]
     pub aversion: Vec<String>,
+    /// Words after which an `aversion` word is none ("kick off with cranberry",
+    /// "top it off with cream": "off" says when, not that it is disliked).
+    #[serde(default)]
+    pub not_aversion_after: Vec<String>,
     /// A clause that asks to keep what was said before it ("keep that in mind"),
     /// in plain lower-case words as said, between leads and tails.
     #[serde(default)]

@@ -77,6 +77,14 @@ impl Understanding {
         (!words.is_empty()).then(|| words.join(" "))
     }
 
+    /// Whether `text` has a word of its topic the table does not name ("where
+    /// do the airbrush needles live?": "needles"): memory may know of it.
+    pub fn asks_beyond_the_table(&self, world: &World, text: &str) -> bool {
+        let lexicon = Lexicon::new(world).with_sentence_words(&self.grammar.words);
+        self.topic_words(text)
+            .is_some_and(|words| words.split(' ').any(|w| !lexicon.names_table(w)))
+    }
+
     /// The shipped sentences, loaded once per process (a failed load is retried).
     pub fn shipped() -> Result<Self, GrammarError> {
         static SHIPPED: std::sync::Mutex<Option<Understanding>> = std::sync::Mutex::new(None);

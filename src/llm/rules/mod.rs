@@ -193,7 +193,15 @@ impl RulesBrain {
         // A question about a thing the table lacks ("where is the spare key
         // kept?") may be one memory answers.
         let lacks = |m: &crate::understanding::ObjectMention| m.candidates.is_empty();
-        if s.reading.act.is_question() && s.reading.slots.object.as_ref().is_some_and(lacks) {
+        // So may one read over words of another topic ("where do the airbrush
+        // needles live?" is no question about the airbrush).
+        let read_over = s.reading.skipped > 0
+            && self
+                .understanding
+                .asks_beyond_the_table(&self.world, &s.dialogue.turn.text);
+        if s.reading.act.is_question()
+            && (s.reading.slots.object.as_ref().is_some_and(lacks) || read_over)
+        {
             if let Some(calls) = self.remembered_answer(s) {
                 return calls;
             }

@@ -389,11 +389,15 @@ impl RulesBrain {
             .unzip();
         let joined = format!(" {} ", words.join(" "));
         // As written, too: "can't" is split into "can" and "t" above.
-        let negative = words
-            .iter()
-            .cloned()
-            .chain(crate::understanding::normalize::plain_words(fact))
-            .any(|w| grammar.memory.aversion.contains(&w));
+        let memory = &grammar.memory;
+        let averse = |said: &[String]| {
+            said.iter().enumerate().any(|(at, w)| {
+                let cancelled = at > 0 && memory.not_aversion_after.contains(&said[at - 1]);
+                memory.aversion.contains(w) && !cancelled
+            })
+        };
+        let negative =
+            averse(&words) || averse(&crate::understanding::normalize::plain_words(fact));
         let filter = self
             .understanding
             .grammar()
@@ -754,5 +758,20 @@ mod tests {
         let withheld = "I remember nothing about that.\nWithheld: 1 thing(s) told for acting only, by Daniel, Felix; do not reveal them to Ana.";
         assert_eq!(withheld_from(withheld).as_deref(), Some("Daniel"));
         assert_eq!(withheld_from(RECALLED), None);
+    }
+
+    #[test]
+    fn off_after_kick_says_when_not_a_dislike() {
+        let world = crate::twin::scene::load("softdrinks").expect("scene");
+        let english = crate::language::Language::english().expect("English");
+        let brain = RulesBrain::new(&world, &english);
+        let wanted = brain.preference("At parties I always kick off with fanta in the red glass");
+        assert_eq!(
+            wanted.wanted.first().map(String::as_str),
+            Some("fanta_bottle")
+        );
+        assert!(wanted.avoided.is_empty());
+        let gone_off = brain.preference("I have gone off fanta");
+        assert_eq!(gone_off.avoided, vec!["fanta_bottle".to_string()]);
     }
 }
