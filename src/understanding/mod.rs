@@ -355,10 +355,14 @@ impl Understanding {
                     && variants
                         .iter()
                         .any(|w| grammar.normalize.repairs.has(&w.words));
+                // "Ins blaue, ach nee, das blaue ist ja Daniels": the repair goes on.
+                let repair_goes_on = parts[index + 1..]
+                    .iter()
+                    .any(|p| p.first().is_some_and(|w| w.sentence == first.sentence));
                 let kept = best.as_ref().is_some_and(|(_, b)| {
                     (!whole && whole_claim(b) && reading.act.is_statement())
                         || (editing_term
-                            && (changed_mind_before || turn_changes_mind)
+                            && (changed_mind_before || turn_changes_mind || repair_goes_on)
                             && b.act.is_request())
                 });
                 let best_sentence = parts[best_part].first().map(|w| w.sentence);
@@ -426,7 +430,13 @@ impl Understanding {
                 .filter(|(sentence, _)| Some(*sentence) != best_sentence)
                 .collect();
             cup_and_drink_in_their_places(world, reading);
-            if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere) {
+            // "Ins blaue, ach nee, ... In mein rotes natürlich.": put right, the last one.
+            let repaired = parts
+                .iter()
+                .flatten()
+                .any(|w| grammar.normalize.repairs.has(&w.words));
+            if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere, repaired)
+            {
                 reading.slots.target = Some(target);
                 sentences[sentence].1 = true;
             }
@@ -1367,6 +1377,7 @@ fn target_elsewhere(
     world: &World,
     reading: &Reading,
     elsewhere: &[&(usize, String)],
+    repaired: bool,
 ) -> Option<(usize, ObjectMention)> {
     // A follow-up ("Could I have some as well? In the large glass.") is a pour once resolved.
     if !matches!(reading.act, Act::Pour | Act::FollowUp) {
@@ -1393,8 +1404,17 @@ fn target_elsewhere(
         .collect();
     // A sentence and its clause name the same.
     vessels.dedup_by(|a, b| a.1 == b.1);
-    match vessels.as_slice() {
-        [(sentence, name)] if open => Some((
+    let last = vessels
+        .iter()
+        .max_by_key(|(sentence, _)| *sentence)
+        .copied();
+    let one = match vessels.as_slice() {
+        [one] => Some(*one),
+        [_, _, ..] if repaired => last,
+        _ => None,
+    };
+    match one {
+        Some((sentence, name)) if open => Some((
             *sentence,
             ObjectMention {
                 referred: true,

@@ -2354,7 +2354,7 @@ fn a_usual_asked_for_is_sure_though_the_table_has_nothing_by_that_name() {
 }
 
 #[test]
-fn german_ne_inside_a_clause_is_an_article_and_du_never_receives() {
+fn german_ne_inside_a_clause_is_an_article_du_never_receives_and_a_repaired_cup_is_the_last() {
     check_with(
         &german(),
         "softdrinks",
@@ -2365,6 +2365,11 @@ fn german_ne_inside_a_clause_is_an_article_and_du_never_receives() {
             ),
             (
                 "Daniel>the_robot: schenkst du dem Felix bitte Cola ins rote Glas",
+                "pour source=cola_bottle target=red_glass recipient=Felix",
+            ),
+            // A target put right over several sentences: the last one named.
+            (
+                "Felix>the_robot: Machst du mir mal ne Cola? Ins blaue, ach nee, das blaue ist ja Daniels. In mein rotes natürlich.",
                 "pour source=cola_bottle target=red_glass recipient=Felix",
             ),
         ],
