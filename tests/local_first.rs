@@ -235,6 +235,16 @@ async fn a_question_no_template_reads_that_memory_answers_stays_local() {
         speech(&events).iter().any(|s| s.contains("Wednesday")),
         "{events:?}"
     );
+    // A question read over words the table does not name ("pub quiz") is
+    // asked of memory before the table: it answers, not the cola's place.
+    let read_over =
+        "Daniel said to the_robot: Where does the pub quiz happen, near the cola place?";
+    let (_, llm_calls, events) = say(&mut agent, &mut twin, read_over).await;
+    assert_eq!((server.request_count(), llm_calls), (0, 0), "{events:?}");
+    assert!(
+        speech(&events).iter().any(|s| s.contains("Wednesday")),
+        "{events:?}"
+    );
     // Nothing remembered on it: the LLM answers.
     let other = "Daniel said to the_robot: Which train goes to the stadium on Saturdays?";
     let (_, _, events) = say(&mut agent, &mut twin, other).await;
