@@ -449,13 +449,12 @@ impl<'a, 'w> Filler<'a, 'w> {
         let names_a_kind =
             |at: usize, w: &String| at + 1 == rest.len() && self.lexicon.as_written(w).is_some();
         if rest.is_empty()
-            || !self.is_a_phrase_of_the_table(rest)
-                && rest.iter().enumerate().any(|(at, w)| {
-                    (rules.not_in_objects.contains(w) && !names_a_kind(at, w))
-                        || rules.determiners.contains(w)
-                        || rules.possessives.contains_key(w)
-                        || rules.pronouns.contains_key(w)
-                })
+            || rest.iter().enumerate().any(|(at, w)| {
+                (rules.not_in_objects.contains(w) && !names_a_kind(at, w))
+                    || rules.determiners.contains(w)
+                    || rules.possessives.contains_key(w)
+                    || rules.pronouns.contains_key(w)
+            }) && !self.is_a_phrase_of_the_table(rest)
         {
             return None;
         }
@@ -1244,13 +1243,9 @@ impl SlotFiller for Filler<'_, '_> {
         if self.determines_the_next_word(span, to)
             || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
             || (thing && self.addresses_formally_at(from, to))
-        {
-            self.cache.insert(key, None);
-            return None;
-        }
-        // "Schenkst du ...": the one who pours is no recipient.
-        if name == "recipient"
-            && matches!(span, [word] if self.grammar.normalize.subject_pronouns.contains(word))
+            // "Schenkst du ...": the one who pours is no recipient.
+            || (name == "recipient"
+                && matches!(span, [word] if self.grammar.normalize.subject_pronouns.contains(word)))
         {
             self.cache.insert(key, None);
             return None;

@@ -532,6 +532,20 @@ fn person_in(template: &[&str], heard: &[&str]) -> Option<String> {
 }
 
 impl MemoryPhrases {
+    /// "Merk dir mal: ...": the fact without the particles the phrase was said with.
+    fn without_leading_tails(&self, fact: &str) -> String {
+        let mut rest = fact.trim_start_matches([':', ',', ' ']);
+        while let Some(tail) = self.remember_tails.iter().find(|t| {
+            rest.len() > t.len()
+                && rest.is_char_boundary(t.len())
+                && rest[..t.len()].eq_ignore_ascii_case(t)
+                && rest[t.len()..].starts_with([':', ',', ' '])
+        }) {
+            rest = rest[tail.len()..].trim_start_matches([':', ',', ' ']);
+        }
+        rest.to_string()
+    }
+
     /// The fact without a request's opening left at its end ("..., near me.
     /// Please" before "remember that").
     fn without_a_trailing_lead(&self, fact: &str) -> String {
@@ -592,22 +606,6 @@ fn words_after(said: &str, phrase: &str) -> Option<String> {
     let fact = original(said, &lower, end, |source| &source[end..])?;
     let fact = fact.strip_prefix("that ").unwrap_or(&fact).trim();
     (fact.split_whitespace().count() >= 2).then(|| fact.to_string())
-}
-
-impl MemoryPhrases {
-    /// "Merk dir mal: ...": the fact without the particles the phrase was said with.
-    fn without_leading_tails(&self, fact: &str) -> String {
-        let mut rest = fact.trim_start_matches([':', ',', ' ']);
-        while let Some(tail) = self.remember_tails.iter().find(|t| {
-            rest.len() > t.len()
-                && rest.is_char_boundary(t.len())
-                && rest[..t.len()].eq_ignore_ascii_case(t)
-                && rest[t.len()..].starts_with([':', ',', ' '])
-        }) {
-            rest = rest[tail.len()..].trim_start_matches([':', ',', ' ']);
-        }
-        rest.to_string()
-    }
 }
 
 /// The original words before the phrase's first word ("Ab jetzt trinke ich

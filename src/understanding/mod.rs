@@ -77,9 +77,13 @@ impl Understanding {
         (!words.is_empty()).then(|| words.join(" "))
     }
 
-    /// Whether `text` has a word of its topic the table does not name ("where
-    /// do the airbrush needles live?": "needles"): memory may know of it.
-    pub fn asks_beyond_the_table(&self, world: &World, text: &str) -> bool {
+    /// Whether `reading` of `text` was read over a word of its topic the table
+    /// does not name ("where do the airbrush needles live?": "needles"): a
+    /// question memory may answer rather than the table.
+    pub fn reads_over_another_topic(&self, world: &World, reading: &Reading, text: &str) -> bool {
+        if reading.skipped == 0 {
+            return false;
+        }
         let lexicon = Lexicon::new(world).with_sentence_words(&self.grammar.words);
         self.topic_words(text)
             .is_some_and(|words| words.split(' ').any(|w| !lexicon.names_table(w)))
@@ -290,6 +294,11 @@ impl Understanding {
         // Somewhere the turn changes its mind ("ach nee, lieber Wein"): an
         // editing term before that takes back nothing.
         let turn_changes_mind = parts.iter().flatten().any(|w| w.changes_mind);
+        // A part that is only an editing term ("ach nee"): the turn puts itself right.
+        let repaired = parts
+            .iter()
+            .flatten()
+            .any(|w| grammar.normalize.repairs.has(&w.words));
         // "Ach nee, warte, ... Dann halt eine Cola.": a change of mind said in a
         // part of its own holds for the parts after it.
         let mut mind_changing = false;
@@ -431,10 +440,6 @@ impl Understanding {
                 .collect();
             cup_and_drink_in_their_places(world, reading);
             // "Ins blaue, ach nee, ... In mein rotes natürlich.": put right, the last one.
-            let repaired = parts
-                .iter()
-                .flatten()
-                .any(|w| grammar.normalize.repairs.has(&w.words));
             if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere, repaired)
             {
                 reading.slots.target = Some(target);
@@ -1404,13 +1409,12 @@ fn target_elsewhere(
         .collect();
     // A sentence and its clause name the same.
     vessels.dedup_by(|a, b| a.1 == b.1);
-    let last = vessels
-        .iter()
-        .max_by_key(|(sentence, _)| *sentence)
-        .copied();
     let one = match vessels.as_slice() {
         [one] => Some(*one),
-        [_, _, ..] if repaired => last,
+        [_, _, ..] if repaired => vessels
+            .iter()
+            .max_by_key(|(sentence, _)| *sentence)
+            .copied(),
         _ => None,
     };
     match one {

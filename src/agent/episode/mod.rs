@@ -514,10 +514,10 @@ impl Agent {
         let text = turn.utterance().text;
         // Unread, or read over words the table does not name ("where do the
         // airbrush needles live?"): the rules brain asks memory first, too.
-        let beyond = || reading.skipped > 0 && stage.asks_beyond_the_table(&twin.world, text);
         let unread_question = route.path == Path::Llm
             && robot_addressed
-            && (reading.act == crate::understanding::Act::Unknown || beyond())
+            && (reading.act == crate::understanding::Act::Unknown
+                || stage.reads_over_another_topic(&twin.world, reading, text))
             && stage.is_a_question(text);
         let Some(query) = unread_question.then(|| stage.topic_words(text)).flatten() else {
             return route;

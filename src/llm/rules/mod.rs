@@ -195,12 +195,15 @@ impl RulesBrain {
         let lacks = |m: &crate::understanding::ObjectMention| m.candidates.is_empty();
         // So may one read over words of another topic ("where do the airbrush
         // needles live?" is no question about the airbrush).
-        let read_over = s.reading.skipped > 0
-            && self
-                .understanding
-                .asks_beyond_the_table(&self.world, &s.dialogue.turn.text);
+        let read_over = || {
+            self.understanding.reads_over_another_topic(
+                &self.world,
+                &s.reading,
+                &s.dialogue.turn.text,
+            )
+        };
         if s.reading.act.is_question()
-            && (s.reading.slots.object.as_ref().is_some_and(lacks) || read_over)
+            && (s.reading.slots.object.as_ref().is_some_and(lacks) || read_over())
         {
             if let Some(calls) = self.remembered_answer(s) {
                 return calls;
