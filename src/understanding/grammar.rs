@@ -173,6 +173,14 @@ pub struct Normalize {
     /// things the words before them fit, the one nearest that person.
     #[serde(default)]
     pub near_someone: Phrases,
+    /// Words that place a thing at a person's side of the table, said before
+    /// the person ("on Folake's side", "up your end"), and the words for a
+    /// side said after them (`sides`).
+    #[serde(default)]
+    pub at_someones_side: Phrases,
+    /// Words for a person's side of the table ("side", "end").
+    #[serde(default)]
+    pub sides: Vec<String>,
     /// Words said twice on purpose, kept twice ("Würden Sie sie mir geben?",
     /// "I think that that glass is mine"); any other word said twice is said once.
     #[serde(default)]
@@ -375,9 +383,28 @@ impl Grammar {
     /// {recipient}") starts with a slot: no verb of its own before the thing.
     pub fn begins_with_a_slot(&self, matched: &str) -> bool {
         let text = matched.split_once(": ").map_or(matched, |(_, text)| text);
-        self.sentences
-            .iter()
-            .any(|s| s.text == text && matches!(s.elements.first(), Some(Element::Slot(_))))
+        // "I meant the spotty mug": an editing term before the thing still names it alone.
+        let editing_term = |alternative: &Vec<Element>| {
+            let words: Option<Vec<String>> = alternative
+                .iter()
+                .map(|e| match e {
+                    Element::Word(w) => Some(w.clone()),
+                    _ => None,
+                })
+                .collect();
+            words.is_some_and(|w| !w.is_empty() && self.normalize.repairs.has(&w))
+        };
+        self.sentences.iter().any(|s| {
+            let rest = match s.elements.split_first() {
+                Some((Element::Choice(alternatives), rest))
+                    if alternatives.iter().all(editing_term) =>
+                {
+                    rest
+                }
+                _ => &s.elements[..],
+            };
+            s.text == text && matches!(rest.first(), Some(Element::Slot(_)))
+        })
     }
 
     /// Whether `words` ask for something: a verb of a request ("pass", "pour",

@@ -26,6 +26,9 @@ pub struct Context {
     /// Whether the turn addresses its listener formally ("Sie", "Ihnen"):
     /// then "Ihre Tasse" with nobody else at the table is the listener's.
     pub formal: bool,
+    /// The one person the turn names besides its speaker and listener
+    /// ("Dilnoza needs the juice, can you get it to her?"): whom "her" means.
+    pub named_person: Option<String>,
 }
 
 /// A filled slot.
@@ -291,6 +294,9 @@ impl<'w> Lexicon<'w> {
             "listener" if context.robot_addressed => Some(self.world.robot.name.clone()),
             "listener" => context.listener_person.clone(),
             "other" => self.other_person(context).or_else(|| {
+                if context.named_person.is_some() {
+                    return context.named_person.clone();
+                }
                 context
                     .formal
                     .then(|| context.listener_person.clone())
@@ -618,6 +624,7 @@ impl<'a, 'w> Filler<'a, 'w> {
             .map(|at| (at, Place::Middle))
             .or_else(|| {
                 self.placed_near(span)
+                    .or_else(|| self.at_the_side_of(span))
                     .map(|(at, person)| (at, Place::Near(person)))
             })
             .or_else(|| {
@@ -763,6 +770,26 @@ impl<'a, 'w> Filler<'a, 'w> {
         })?;
         // "by Vusi", "by the robot", "vor dem Daniel".
         Some((at, self.person(&span[at + len..])?.name?))
+    }
+
+    /// Where in `span` the words that place a thing at someone's side of the
+    /// table begin ("on Folake's side", "up your end"), and whom they name.
+    fn at_the_side_of(&self, span: &[String]) -> Option<(usize, String)> {
+        let normalize = &self.grammar.normalize;
+        (1..span.len()).find_map(|at| {
+            normalize.at_someones_side.0.iter().find_map(|p| {
+                let rest = span[at..].strip_prefix(&p[..])?;
+                let (side, who) = rest.split_last()?;
+                if !normalize.sides.contains(side) || !(1..=2).contains(&who.len()) {
+                    return None;
+                }
+                let name = match (who, normalize.possessives.get(who[0].as_str())) {
+                    ([_], Some(role)) => self.lexicon.pronoun(role, self.context)??,
+                    _ => self.person(who)?.name?,
+                };
+                Some((at, name))
+            })
+        })
     }
 
     /// Where in `span` the words that say who holds a thing begin ("you've got",
@@ -1058,10 +1085,16 @@ impl<'a, 'w> Filler<'a, 'w> {
                 && !rules.pronouns.contains_key(w)
         };
         let known = role.iter().filter(|w| !rules.titles.contains(w));
+        // "dem jungen Vater": a word before the role may say which; "der Herr
+        // vom Schlüsseldienst": a title alone is the role.
+        let fits = match known.clone().count() {
+            0 => role.len() == 1,
+            n => n <= 2,
+        };
         if !rules.role_determiners.contains(first)
             || !(1..=2).contains(&role.len())
             || !known.clone().all(is_role_word)
-            || known.count() != 1
+            || !fits
         {
             return None;
         }

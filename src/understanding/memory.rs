@@ -403,7 +403,15 @@ impl MemoryPhrases {
                         })
                         .then(|| speaker.to_string())
                 };
-                named.or_else(|| (question && !advice).then(about_me).flatten())
+                // "I've made Lorcan a cooler. Is it alright to give it to him?"
+                let named_in_the_turn = || {
+                    said.split(|c: char| !c.is_alphanumeric())
+                        .find_map(|w| person_called(world, &w.to_lowercase()))
+                        .filter(|name| name != speaker)
+                };
+                named
+                    .or_else(|| (question && !advice).then(about_me).flatten())
+                    .or_else(|| advice.then(named_in_the_turn).flatten())
             })
     }
 

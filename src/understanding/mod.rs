@@ -284,6 +284,8 @@ impl Understanding {
         let mut introduced: Vec<(usize, String)> = Vec::new();
         // The one object each read part is about, with the sentence.
         let mut things_named: Vec<(usize, String)> = Vec::new();
+        // What each clause names, with its part and sentence.
+        let mut named_by_clauses: Vec<(usize, (usize, String))> = Vec::new();
         // The first part read as naming what the table lacks, and the part read best.
         let mut lacking: Option<(usize, String)> = None;
         let mut best_part = 0;
@@ -343,6 +345,9 @@ impl Understanding {
                 let reading = another_drink.unwrap_or(reading);
                 if let Some(named) = reading.main_object().and_then(ObjectMention::resolved) {
                     things_named.push((first.sentence, named.to_string()));
+                    if !whole {
+                        named_by_clauses.push((index, (first.sentence, named.to_string())));
+                    }
                 }
                 if let Some(named) = reading.referent() {
                     context.referent = Some(named.to_string());
@@ -380,7 +385,15 @@ impl Understanding {
                     && best_sentence.is_some_and(|s| s < first.sentence || best_part < index)
                     && changes_mind;
                 mind_changing &= !changed_mind;
-                if changed_mind || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b)) {
+                // "I'd love some of that iced tea. Could you send the carafe up?":
+                // the later sentence says how the drink asked for comes.
+                let spelt_out = best
+                    .as_ref()
+                    .is_some_and(|(_, b)| hands_over_the_drink_asked_for(b, &reading));
+                if changed_mind
+                    || spelt_out
+                    || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b))
+                {
                     best = Some((score, reading));
                     best_part = index;
                     changed_mind_before = changed_mind;
@@ -407,6 +420,9 @@ impl Understanding {
                 context.referent = Some(named.clone());
                 if as_written {
                     last_named = Some(named.clone());
+                }
+                if !whole {
+                    named_by_clauses.push((index, (first.sentence, named.clone())));
                 }
                 introduced.push((first.sentence, named));
             } else if !whole {
@@ -437,6 +453,15 @@ impl Understanding {
                 .iter()
                 .chain(&introduced)
                 .filter(|(sentence, _)| Some(*sentence) != best_sentence)
+                // "..., er hat das große Glas vor sich": another clause of its sentence.
+                .chain(
+                    named_by_clauses
+                        .iter()
+                        .filter(|(part, (sentence, _))| {
+                            *part != best_part && Some(*sentence) == best_sentence
+                        })
+                        .map(|(_, named)| named),
+                )
                 .collect();
             cup_and_drink_in_their_places(world, reading);
             // "Ins blaue, ach nee, ... In mein rotes natürlich.": put right, the last one.
@@ -1439,12 +1464,38 @@ fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> 
         Grounding::Resolved(Addressee::Robot) => (None, true),
         _ => (None, false),
     };
+    let named_person = named_in(
+        world,
+        turn,
+        &[speaker.as_deref(), listener_person.as_deref()],
+    )
+    .map(str::to_string);
     Context {
         speaker,
         listener_person,
         robot_addressed,
         referent,
         formal: false,
+        named_person,
+    }
+}
+
+/// The one person the turn's words name, besides those `known`.
+fn named_in<'w>(world: &'w World, turn: &Utterance<'_>, known: &[Option<&str>]) -> Option<&'w str> {
+    let words: Vec<String> = turn
+        .text
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    let mut named = world
+        .persons()
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|n| !known.contains(&Some(*n)))
+        .filter(|n| words.iter().any(|w| *w == n.to_lowercase()));
+    match (named.next(), named.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
     }
 }
 
@@ -1516,3 +1567,22 @@ pub const SLOT_NAMES: &[&str] = &[
 
 #[cfg(test)]
 mod tests;
+
+/// A hand-over of the very container an earlier pour asked a drink from.
+fn hands_over_the_drink_asked_for(earlier: &Reading, later: &Reading) -> bool {
+    let source = earlier
+        .slots
+        .source
+        .as_ref()
+        .and_then(ObjectMention::resolved);
+    let object = later
+        .slots
+        .object
+        .as_ref()
+        .and_then(ObjectMention::resolved);
+    earlier.act == Act::Pour
+        && earlier.slots.target.is_none()
+        && later.act == Act::Give
+        && source.is_some()
+        && source == object
+}

@@ -2375,3 +2375,76 @@ fn german_ne_inside_a_clause_is_an_article_du_never_receives_and_a_repaired_cup_
         ],
     );
 }
+
+#[test]
+fn a_place_at_someones_end_a_pronoun_for_the_one_named_and_a_drink_said_for_someone() {
+    let mailout = "tests/sets/newtables_heldout14/scenes/mailout.toml";
+    check(
+        mailout,
+        &[
+            // "her" is the one person the turn names besides speaker and listener.
+            (
+                "Ingvar>the_robot: Dilnoza needs the orange juice, can you get it to her?",
+                "give object=orange_jug recipient=Dilnoza",
+            ),
+            // "A coffee for me" is a cup of it; the mug another sentence names takes it.
+            (
+                "Perpetua>the_robot: A coffee for me, please. The spotty mug is mine.",
+                "pour source=coffee_flask target=spotty_mug recipient=Perpetua",
+            ),
+            // The later sentence says how the drink asked for comes: the carafe handed over.
+            (
+                "Perpetua>Dilnoza: I'd love some of that peach iced tea. Could you send the carafe up this way?",
+                "give object=iced_tea_carafe recipient=Perpetua",
+            ),
+            (
+                "Dilnoza>Perpetua: Can the orange juice come down to me?",
+                "give object=orange_jug recipient=Dilnoza",
+            ),
+        ],
+    );
+    check(
+        "tests/sets/newtables_heldout14/scenes/dumplings.toml",
+        &[
+            (
+                "Casimir>the_robot: What's in the tall jug on Folake's side?",
+                "ask_contents object=chrysanthemum_jug",
+            ),
+            (
+                "Folake>Wenjing: Casimir couldn't get at the celadon cup from his seat even if he stretched.",
+                "state_ability object=celadon_cup person=Casimir ability=reach negated",
+            ),
+            (
+                "Casimir>Wenjing: Don't bother with the chrysanthemum tea, that jug's been empty for ages.",
+                "state_contents object=chrysanthemum_jug fill=empty",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn german_a_recipient_by_role_and_the_cup_a_clause_beside_names() {
+    check_with(
+        &german(),
+        "dinner",
+        &[(
+            "Felix>the_robot: Dem jungen Vater schenken Sie bitte auch etwas vom Rotwein ein, er hat das große Glas vor sich.",
+            "pour source=wine_bottle target=large_glass recipient=Daniel",
+        )],
+    );
+    check_with(
+        &german(),
+        "coffee",
+        &[
+            (
+                "Daniel>the_robot: Der Herr vom Schlüsseldienst bekommt bitte einen Kaffee von Ihnen, die große Tasse ist seine.",
+                "pour source=coffee_pot target=large_cup recipient=Felix",
+            ),
+            // "nicht ganz bis oben hin" says how full, it refuses nothing.
+            (
+                "Felix>the_robot: Und du schenkst mir bitte in meine große Tasse Kaffee ein, aber nicht ganz bis oben hin.",
+                "pour source=coffee_pot target=large_cup recipient=Felix",
+            ),
+        ],
+    );
+}

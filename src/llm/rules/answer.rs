@@ -291,7 +291,7 @@ impl RulesBrain {
     /// "Can Daniel reach the red glass?", "can you see the cola zero?"
     pub(super) fn ability(&self, s: &Situation<'_>) -> Calls {
         if !s.robot_addressed {
-            return None;
+            return self.asked_for_by_reach(s);
         }
         let slots = &s.reading.slots;
         let object = match self.pick(s, slots.object.as_ref()) {
@@ -942,4 +942,29 @@ fn is_a_tail(s: &Situation<'_>, robot: &str) -> bool {
     !crate::twin::grounding::words(&turn.text)
         .iter()
         .any(|w| robot_words.iter().any(|r| w.starts_with(r.as_str())))
+}
+
+impl RulesBrain {
+    /// "Wenjing, can I get at the jasmine tea?": asked of another person, a
+    /// question whether the speaker reaches a thing asks that person for it.
+    fn asked_for_by_reach(&self, s: &Situation<'_>) -> Calls {
+        let slots = &s.reading.slots;
+        let asker = slots.person.as_ref().and_then(|p| p.name.clone());
+        if s.receiver.is_none() || asker.is_none() || asker != s.sender {
+            return None;
+        }
+        if slots.ability.as_deref() != Some("reach") {
+            return None;
+        }
+        let mut reading = s.reading.clone();
+        reading.act = Act::Give;
+        reading.slots.recipient = slots.person.clone();
+        let asked = Situation {
+            reading,
+            receiver: s.receiver.clone(),
+            sender: s.sender.clone(),
+            ..*s
+        };
+        self.request(&asked)
+    }
 }
