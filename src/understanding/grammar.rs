@@ -115,6 +115,10 @@ pub struct Normalize {
     /// Bier, ich mein das Wasser").
     #[serde(default)]
     pub repair_negations: Vec<String>,
+    /// Words that open a question asking for facts ("what is", "when"): a
+    /// sentence they open is read as no request by a loose, gapped match.
+    #[serde(default)]
+    pub question_words: Phrases,
     /// Words that stand for a thing in a self-repair ("the red *one*"): they
     /// take the repaired thing's word ("the blue glass, no, the red glass").
     #[serde(default)]
@@ -253,6 +257,11 @@ impl Phrases {
     /// Whether `words` are one of the phrases.
     pub fn has(&self, words: &[String]) -> bool {
         self.0.iter().any(|p| p.as_slice() == words)
+    }
+
+    /// Whether `words` begin with one of the phrases.
+    pub fn opens(&self, words: &[String]) -> bool {
+        self.0.iter().any(|p| words.starts_with(p))
     }
 
     /// Whether `word` is one of the phrases of a single word.

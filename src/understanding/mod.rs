@@ -724,6 +724,12 @@ fn gaps_mislead(
     if act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
         return true;
     }
+    // "What's the cut-off for getting the bags to the post office?" asks no one for anything.
+    let opens_with_a_gap = gaps.first().is_some_and(|&(from, _)| from == 0);
+    if act.is_request() && opens_with_a_gap && grammar.normalize.question_words.opens(&words.words)
+    {
+        return true;
+    }
     let referred: Vec<&ObjectMention> = [&slots.object, &slots.source, &slots.target]
         .into_iter()
         .flatten()
