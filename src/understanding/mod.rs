@@ -57,10 +57,11 @@ impl Understanding {
         }
     }
 
-    /// Whether `text` asks: a question mark, or a question's first word.
+    /// Whether `text` asks: a question mark in any sentence, or a question's first word.
     pub fn is_a_question(&self, text: &str) -> bool {
         let opens = &self.grammar.memory.question_opens;
-        text.trim_end().ends_with('?')
+        // "Wo haben wir die Hefe bestellt? Das hat Felix dir doch gesagt."
+        text.contains('?')
             || normalize::plain_words(text)
                 .first()
                 .is_some_and(|w| opens.contains(w))

@@ -2453,3 +2453,23 @@ fn german_a_recipient_by_role_and_the_cup_a_clause_beside_names() {
         ],
     );
 }
+
+#[test]
+fn german_who_has_in_a_subordinate_clause_and_taking_it_oneself_asks_about_reach() {
+    check_with(
+        &german(),
+        "coffee",
+        &[
+            (
+                "Daniel>the_robot: Wissen Sie, wer von uns beiden gerade die Kuhmilch hat?",
+                "ask_who_has object=milk_bottle",
+            ),
+            (
+                "Daniel>the_robot: Könnte ich mir die Hafermilch in der Mitte selbst nehmen?",
+                "ask_ability object=oat_milk_bottle person=Daniel ability=reach",
+            ),
+        ],
+    );
+    // A question in the first sentence is still one when a remark follows it.
+    assert!(german().is_a_question("Du, wo haben wir die Hefe bestellt? Das hat Felix dir gesagt."));
+}

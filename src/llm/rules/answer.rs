@@ -280,12 +280,34 @@ impl RulesBrain {
             .and_then(|l| l.held_by.clone())
         {
             Some(holder) => self.holder_has(&holder, &object),
-            None => self.speech.say(
-                "answer.nobody_holds",
-                &[("object", &self.speech.object(&object))],
-            ),
+            None => self.nobody_holds(s, &object),
         };
         self.say(s, text)
+    }
+
+    /// Nobody holds `object`: it is on the table, by the one it stands nearest.
+    fn nobody_holds(&self, s: &Situation<'_>, object: &str) -> String {
+        let world = s
+            .dialogue
+            .find("get_objects")
+            .and_then(|l| self.as_listed(&l.result))
+            .unwrap_or_else(|| self.world.clone());
+        let thing = self.speech.object(object);
+        let nearest = world
+            .object_named(object)
+            .and_then(|o| match crate::twin::whereabouts::of(&world, o)? {
+                crate::twin::whereabouts::Whereabouts::By(p) => Some(world.person(p).name.clone()),
+                crate::twin::whereabouts::Whereabouts::HeldBy(_) => None,
+            });
+        match nearest {
+            Some(person) => self.speech.say(
+                "answer.nobody_holds_by",
+                &[("object", &thing), ("person", &person)],
+            ),
+            None => self
+                .speech
+                .say("answer.nobody_holds", &[("object", &thing)]),
+        }
     }
 
     /// "Can Daniel reach the red glass?", "can you see the cola zero?"
