@@ -2401,6 +2401,15 @@ fn a_place_at_someones_end_a_pronoun_for_the_one_named_and_a_drink_said_for_some
                 "Dilnoza>Perpetua: Can the orange juice come down to me?",
                 "give object=orange_jug recipient=Dilnoza",
             ),
+            // Who can reach, as a recogniser writes it: a claim, never a hand-over.
+            (
+                "Ingvar>Dilnoza: Perpetua, got no chance of reaching the Stripe mug from up there.",
+                "state_ability object=striped_mug person=Perpetua ability=reach negated",
+            ),
+            (
+                "Ingvar>Dilnoza: Though knows it can grab the spotty mug herself.",
+                "state_ability object=spotty_mug ability=reach",
+            ),
             // A question for a fact asks for nothing, though a loose match finds a verb.
             (
                 "Ingvar>the_robot: What's the cut-off for getting the bags down to the post office?",
