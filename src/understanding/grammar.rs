@@ -119,6 +119,10 @@ pub struct Normalize {
     /// sentence they open is read as no request by a loose, gapped match.
     #[serde(default)]
     pub question_words: Phrases,
+    /// Words after which a request's verb is a noun ("this filling's like
+    /// cement", "how much filling"): no loose, gapped match reads it as the verb.
+    #[serde(default)]
+    pub noun_markers: Vec<String>,
     /// Words that stand for a thing in a self-repair ("the red *one*"): they
     /// take the repaired thing's word ("the blue glass, no, the red glass").
     #[serde(default)]

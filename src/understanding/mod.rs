@@ -731,6 +731,18 @@ fn gaps_mislead(
     {
         return true;
     }
+    // "This filling's like cement": the word after the opening gap, the verb, is a noun.
+    let noun = gaps.first().is_some_and(|&(from, len)| {
+        from == 0
+            && len > 0
+            && grammar
+                .normalize
+                .noun_markers
+                .contains(&words.words[from + len - 1])
+    });
+    if act.is_request() && noun {
+        return true;
+    }
     let referred: Vec<&ObjectMention> = [&slots.object, &slots.source, &slots.target]
         .into_iter()
         .flatten()

@@ -2410,6 +2410,11 @@ fn a_place_at_someones_end_a_pronoun_for_the_one_named_and_a_drink_said_for_some
                 "Ingvar>Dilnoza: Though knows it can grab the spotty mug herself.",
                 "state_ability object=spotty_mug ability=reach",
             ),
+            // A request's verb after "this" or "how much" is a noun.
+            (
+                "Ingvar>Dilnoza: I've got the tape in one hand. This filling's like cement.",
+                "unknown",
+            ),
             // A question for a fact asks for nothing, though a loose match finds a verb.
             (
                 "Ingvar>the_robot: What's the cut-off for getting the bags down to the post office?",

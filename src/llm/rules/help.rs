@@ -270,10 +270,13 @@ impl RulesBrain {
             .unwrap_or_default();
         let cups: Vec<String> = said.iter().filter(|c| self.is_vessel(c)).cloned().collect();
         if cups.is_empty() {
-            said
-        } else {
-            cups
+            return said;
         }
+        // "Fill her cup with what she normally has": memory may say which cup.
+        let remembered = (cups.len() > 1 && s.reading.slots.memory.is_some())
+            .then(|| self.remembered_cup(s, &cups))
+            .flatten();
+        remembered.map_or(cups, |cup| vec![cup])
     }
 
     /// The objects holding a drink that a filter admits, in scene order.

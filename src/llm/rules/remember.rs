@@ -610,6 +610,25 @@ fn confirmed_facts(result: &str) -> Vec<String> {
 }
 
 impl RulesBrain {
+    /// Of several cups, the one a recalled fact names ("... jasmine tea in the
+    /// red cup"), when exactly one is named.
+    pub(super) fn remembered_cup(&self, s: &Situation<'_>, cups: &[String]) -> Option<String> {
+        let recalled = s.dialogue.find("recall")?;
+        let facts = confirmed_facts(&recalled.result).join(" ").to_lowercase();
+        let named: Vec<&String> = cups
+            .iter()
+            .filter(|c| {
+                let natural = self.speech.object(c).to_lowercase();
+                let words = natural.split_once(' ').map_or(natural.as_str(), |(_, w)| w);
+                facts.contains(words) || facts.contains(&super::facts::bare(c))
+            })
+            .collect();
+        match named.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
+    }
+
     /// The cup "last time" refers to: the one the newest remembered pour went
     /// into ("I poured coffee_pot into small_cup"), when the turn says "last time".
     pub(super) fn cup_last_time(&self, s: &Situation<'_>) -> Option<String> {
