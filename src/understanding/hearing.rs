@@ -885,6 +885,9 @@ struct Words {
     recipients: BTreeSet<String>,
     /// Words before a thing's name ("the", "some"): what follows them is where a name goes.
     determiners: BTreeSet<String>,
+    /// Words for a person's side of the table ("side", "end"): what a
+    /// mention says of where a thing is, never a thing's name misheard.
+    sides: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -931,6 +934,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
             .collect(),
         recipients,
         determiners: grammar.normalize.determiners.iter().cloned().collect(),
+        sides: grammar.normalize.sides.iter().cloned().collect(),
         known,
     }
 }
@@ -1016,7 +1020,8 @@ fn candidates(
         // A word no sentence knows where a name goes ("and the sold it"), in a
         // turn none of them read: as doubtful as a mention's own word.
         let named_here = at > 0 && words.determiners.contains(&tokens[at - 1].word);
-        let needed = if doubt.words.contains(first) || (doubt.no_act && unknown && named_here) {
+        let in_doubt = doubt.words.contains(first) && !words.sides.contains(first);
+        let needed = if in_doubt || (doubt.no_act && unknown && named_here) {
             DOUBTFUL_WORD_SIMILARITY
         } else if (doubt.unread && unknown) || doubt.left_out.contains(first) {
             UNREAD_WORD_SIMILARITY
@@ -2066,5 +2071,22 @@ mod tests {
         let heard = "Sure, if you pass me this area, I'll pass me this area.";
         let c = correct("dinner", "Felix", "Daniel", heard);
         assert!(!c.text.to_lowercase().contains("pour"), "{}", c.text);
+    }
+
+    #[test]
+    fn where_a_thing_is_said_to_be_is_never_traded_for_a_table_word() {
+        // "side" stays; the misheard jug is put right.
+        let scene = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/sets/newtables_heldout14/scenes/dumplings.toml"
+        );
+        let c = correct(
+            scene,
+            "Casimir",
+            "the_robot",
+            "What's in the tall jig on Folake's side?",
+        );
+        assert!(c.text.contains("Folake's side"), "{c:?}");
+        assert!(c.text.contains("jug"), "{c:?}");
     }
 }
