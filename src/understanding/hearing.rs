@@ -2089,4 +2089,16 @@ mod tests {
         assert!(c.text.contains("Folake's side"), "{c:?}");
         assert!(c.text.contains("jug"), "{c:?}");
     }
+
+    #[test]
+    fn a_thing_offered_to_the_listener_is_no_verb_misheard() {
+        // "have a cola" offers it to Daniel; it is not "shove a cola" for the speaker.
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "Daniel",
+            "Daniel, have a cola. It's really cold this week.",
+        );
+        assert!(c.corrections.is_empty(), "{c:?}");
+    }
 }
