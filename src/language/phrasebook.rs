@@ -55,6 +55,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("answer.place_before_you", &[]),
     ("answer.nobody_holds", &["object"]),
     ("answer.nobody_holds_by", &["object", "person"]),
+    ("answer.nobody_holds_by_you", &["object"]),
     ("answer.robot_sees", &["object"]),
     ("answer.robot_reaches", &["object"]),
     ("answer.robot_cannot_reach", &["reason"]),

@@ -300,6 +300,9 @@ impl RulesBrain {
                 crate::twin::whereabouts::Whereabouts::HeldBy(_) => None,
             });
         match nearest {
+            Some(person) if Some(&person) == s.sender.as_ref() => self
+                .speech
+                .say("answer.nobody_holds_by_you", &[("object", &thing)]),
             Some(person) => self.speech.say(
                 "answer.nobody_holds_by",
                 &[("object", &thing), ("person", &person)],
