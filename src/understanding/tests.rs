@@ -2415,6 +2415,11 @@ fn a_place_at_someones_end_a_pronoun_for_the_one_named_and_a_drink_said_for_some
                 "Ingvar>Dilnoza: I've got the tape in one hand. This filling's like cement.",
                 "unknown",
             ),
+            // A recogniser's run-on sentence: the speaker's own clause after the request.
+            (
+                "Dilnoza>Perpetua: perpetua pass the spotty mug down would you i left it up your end",
+                "give object=spotty_mug recipient=Dilnoza",
+            ),
             // A question for a fact asks for nothing, though a loose match finds a verb.
             (
                 "Ingvar>the_robot: What's the cut-off for getting the bags down to the post office?",
