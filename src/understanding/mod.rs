@@ -137,11 +137,22 @@ impl Understanding {
             if let Some(named) = person_named_in(world, u) {
                 before.person = Some(named);
             }
-            before.request_was_last = reading.act.is_request();
-            if matches!(reading.act, Act::Pour | Act::PourSame) {
+            // "Das Telefon verschwindet in der Schublade", read as a pour of
+            // nothing the table has, is no request a later "me too" repeats.
+            let of_nothing_here = [
+                &reading.slots.object,
+                &reading.slots.source,
+                &reading.slots.target,
+            ]
+            .into_iter()
+            .flatten()
+            .all(|o| o.candidates.is_empty())
+                && reading.slots.things().next().is_some();
+            before.request_was_last = reading.act.is_request() && !of_nothing_here;
+            if matches!(reading.act, Act::Pour | Act::PourSame) && !of_nothing_here {
                 before.pour = Some(reading.clone());
             }
-            if reading.act.is_request() {
+            if reading.act.is_request() && !of_nothing_here {
                 before.request = Some(reading);
                 before.asked = Some((u.speaker.to_string(), u.listener.to_string()));
             }

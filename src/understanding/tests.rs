@@ -2489,6 +2489,36 @@ fn german_who_has_in_a_subordinate_clause_and_taking_it_oneself_asks_about_reach
             ),
         ],
     );
+    check_with(
+        &german(),
+        "softdrinks",
+        &[(
+            "Felix>the_robot: Sagen Sie, könnte ich von meinem Platz aus eigentlich das blaue Glas erreichen?",
+            "ask_ability object=blue_glass person=Felix ability=reach",
+        )],
+    );
+    // A pour of nothing the table has is no request a later "ich nehme auch einen" repeats.
+    let stage = german();
+    let world = scene::load("coffee").expect("coffee loads");
+    let earlier = [Utterance {
+        speaker: "Daniel",
+        listener: "Felix",
+        text: "So, aufgelegt. Das Telefon verschwindet jetzt in der Schublade.",
+    }];
+    let followed = stage.read_in_dialogue(
+        &world,
+        &earlier,
+        &Utterance {
+            speaker: "Daniel",
+            listener: "the_robot",
+            text: "Ich nehme auch einen, bitte in meine kleine Tasse.",
+        },
+    );
+    let of_nothing = |o: &ObjectMention| o.candidates.is_empty();
+    assert!(
+        !followed.slots.source.as_ref().is_some_and(of_nothing),
+        "{followed:?}"
+    );
     // A question in the first sentence is still one when a remark follows it.
     assert!(german().is_a_question("Du, wo haben wir die Hefe bestellt? Das hat Felix dir gesagt."));
 }
