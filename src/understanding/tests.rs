@@ -2498,21 +2498,11 @@ fn german_who_has_in_a_subordinate_clause_and_taking_it_oneself_asks_about_reach
         )],
     );
     // A pour of nothing the table has is no request a later "ich nehme auch einen" repeats.
-    let stage = german();
-    let world = scene::load("coffee").expect("coffee loads");
-    let earlier = [Utterance {
-        speaker: "Daniel",
-        listener: "Felix",
-        text: "So, aufgelegt. Das Telefon verschwindet jetzt in der Schublade.",
-    }];
-    let followed = stage.read_in_dialogue(
-        &world,
-        &earlier,
-        &Utterance {
-            speaker: "Daniel",
-            listener: "the_robot",
-            text: "Ich nehme auch einen, bitte in meine kleine Tasse.",
-        },
+    let followed = read_after(
+        &german(),
+        "coffee",
+        "Daniel>Felix: So, aufgelegt. Das Telefon verschwindet jetzt in der Schublade.",
+        "Daniel>the_robot: Ich nehme auch einen, bitte in meine kleine Tasse.",
     );
     let of_nothing = |o: &ObjectMention| o.candidates.is_empty();
     assert!(
@@ -2521,4 +2511,22 @@ fn german_who_has_in_a_subordinate_clause_and_taking_it_oneself_asks_about_reach
     );
     // A question in the first sentence is still one when a remark follows it.
     assert!(german().is_a_question("Du, wo haben wir die Hefe bestellt? Das hat Felix dir gesagt."));
+}
+
+/// The reading of `turn` ("Speaker>Listener: text") after `earlier`, on a shipped scene.
+fn read_after(stage: &Understanding, scene_name: &str, earlier: &str, turn: &str) -> Reading {
+    let world = scene::load(scene_name).expect("scene");
+    let before = [utterance(earlier)];
+    stage.read_in_dialogue(&world, &before, &utterance(turn))
+}
+
+/// "Speaker>Listener: text" as an utterance.
+fn utterance(turn: &str) -> Utterance<'_> {
+    let (who, text) = turn.split_once(": ").expect("a turn");
+    let (speaker, listener) = who.split_once('>').expect("speaker>listener");
+    Utterance {
+        speaker,
+        listener,
+        text,
+    }
 }
