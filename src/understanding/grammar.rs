@@ -599,11 +599,6 @@ impl Grammar {
                 words.extend(phrase.iter().map(|w| w.to_lowercase()));
             }
         }
-        // Where a thing is said to be ("on Folake's side") is the sentences' too:
-        // the hearing stage never trades "side" for a table word.
-        let placing = &file.normalize.at_someones_side.0;
-        words.extend(placing.iter().flatten().cloned());
-        words.extend(file.normalize.sides.iter().cloned());
         let person_words = file
             .normalize
             .pronouns

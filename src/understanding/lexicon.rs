@@ -293,15 +293,15 @@ impl<'w> Lexicon<'w> {
             "speaker" => context.speaker.clone(),
             "listener" if context.robot_addressed => Some(self.world.robot.name.clone()),
             "listener" => context.listener_person.clone(),
-            "other" => self.other_person(context).or_else(|| {
-                if context.named_person.is_some() {
-                    return context.named_person.clone();
-                }
-                context
-                    .formal
-                    .then(|| context.listener_person.clone())
-                    .flatten()
-            }),
+            "other" => self
+                .other_person(context)
+                .or_else(|| context.named_person.clone())
+                .or_else(|| {
+                    context
+                        .formal
+                        .then(|| context.listener_person.clone())
+                        .flatten()
+                }),
             "robot" => Some(self.world.robot.name.clone()),
             "all" => Some("All".to_string()),
             _ => return None,

@@ -405,9 +405,9 @@ impl MemoryPhrases {
                 };
                 // "I've made Lorcan a cooler. Is it alright to give it to him?"
                 let named_in_the_turn = || {
-                    said.split(|c: char| !c.is_alphanumeric())
-                        .find_map(|w| person_called(world, &w.to_lowercase()))
-                        .filter(|name| name != speaker)
+                    people_called(world, said)
+                        .into_iter()
+                        .find(|name| name != speaker)
                 };
                 named
                     .or_else(|| (question && !advice).then(about_me).flatten())
@@ -468,6 +468,14 @@ fn names_a_thing(world: &World, scene_words: &BTreeMap<String, String>, words: &
 }
 
 /// The person at the table a word names ("Daniel", "Daniel's"), if any.
+/// The people the words of `text` name by name, in the order said.
+pub fn people_called(world: &World, text: &str) -> Vec<String> {
+    super::normalize::plain_words(text)
+        .iter()
+        .filter_map(|w| person_called(world, w))
+        .collect()
+}
+
 pub fn person_called(world: &World, word: &str) -> Option<String> {
     let word = word.strip_suffix("'s").unwrap_or(word);
     match grounding::person(world, word) {

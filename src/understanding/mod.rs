@@ -139,15 +139,7 @@ impl Understanding {
             }
             // "Das Telefon verschwindet in der Schublade", read as a pour of
             // nothing the table has, is no request a later "me too" repeats.
-            let of_nothing_here = [
-                &reading.slots.object,
-                &reading.slots.source,
-                &reading.slots.target,
-            ]
-            .into_iter()
-            .flatten()
-            .all(|o| o.candidates.is_empty())
-                && reading.slots.things().next().is_some();
+            let of_nothing_here = names_only_what_the_table_lacks(&reading);
             before.request_was_last = reading.act.is_request() && !of_nothing_here;
             if matches!(reading.act, Act::Pour | Act::PourSame) && !of_nothing_here {
                 before.pour = Some(reading.clone());
@@ -736,23 +728,15 @@ fn gaps_mislead(
     if act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
         return true;
     }
-    // "What's the cut-off for getting the bags to the post office?" asks no one for anything.
-    let opens_with_a_gap = gaps.first().is_some_and(|&(from, _)| from == 0);
-    if act.is_request() && opens_with_a_gap && grammar.normalize.question_words.opens(&words.words)
-    {
-        return true;
-    }
-    // "This filling's like cement": the word after the opening gap, the verb, is a noun.
-    let noun = gaps.first().is_some_and(|&(from, len)| {
-        from == 0
-            && len > 0
-            && grammar
-                .normalize
-                .noun_markers
-                .contains(&words.words[from + len - 1])
-    });
-    if act.is_request() && noun {
-        return true;
+    // A loose request that opens with a gap: not from a question for facts ("What's
+    // the cut-off for getting the bags to the post office?"), nor with a noun for
+    // its verb ("This filling's like cement").
+    if let (true, Some(&(0, skipped))) = (act.is_request(), gaps.first()) {
+        let rules = &grammar.normalize;
+        let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
+        if noun || rules.question_words.opens(&words.words) {
+            return true;
+        }
     }
     let referred: Vec<&ObjectMention> = [&slots.object, &slots.source, &slots.target]
         .into_iter()
@@ -817,10 +801,8 @@ impl Clauses {
 
 /// The last person a turn names by name, other than its speaker and listener.
 fn person_named_in(world: &World, turn: &Utterance<'_>) -> Option<String> {
-    normalize::plain_words(turn.text)
-        .iter()
-        .rev()
-        .find_map(|w| memory::person_called(world, w))
+    memory::people_called(world, turn.text)
+        .pop()
         .filter(|n| n != turn.speaker && n != turn.listener)
 }
 
@@ -1498,8 +1480,7 @@ fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> 
         world,
         turn,
         &[speaker.as_deref(), listener_person.as_deref()],
-    )
-    .map(str::to_string);
+    );
     Context {
         speaker,
         listener_person,
@@ -1511,21 +1492,14 @@ fn context_of(world: &World, turn: &Utterance<'_>, referent: Option<String>) -> 
 }
 
 /// The one person the turn's words name, besides those `known`.
-fn named_in<'w>(world: &'w World, turn: &Utterance<'_>, known: &[Option<&str>]) -> Option<&'w str> {
-    let words: Vec<String> = turn
-        .text
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .collect();
-    let mut named = world
-        .persons()
-        .iter()
-        .map(|p| p.name.as_str())
-        .filter(|n| !known.contains(&Some(*n)))
-        .filter(|n| words.iter().any(|w| *w == n.to_lowercase()));
-    match (named.next(), named.next()) {
-        (Some(one), None) => Some(one),
-        _ => None,
+fn named_in(world: &World, turn: &Utterance<'_>, known: &[Option<&str>]) -> Option<String> {
+    let mut named = memory::people_called(world, turn.text);
+    named.retain(|n| !known.contains(&Some(n.as_str())));
+    named.sort();
+    named.dedup();
+    match <[String; 1]>::try_from(named) {
+        Ok([one]) => Some(one),
+        Err(_) => None,
     }
 }
 
@@ -1597,6 +1571,17 @@ pub const SLOT_NAMES: &[&str] = &[
 
 #[cfg(test)]
 mod tests;
+
+/// Whether everything a request names is something the table lacks
+/// (and it names something).
+fn names_only_what_the_table_lacks(reading: &Reading) -> bool {
+    let s = &reading.slots;
+    let mut named = [&s.object, &s.source, &s.target]
+        .into_iter()
+        .flatten()
+        .peekable();
+    named.peek().is_some() && named.all(|o| o.candidates.is_empty())
+}
 
 /// A hand-over of the very container an earlier pour asked a drink from.
 fn hands_over_the_drink_asked_for(earlier: &Reading, later: &Reading) -> bool {

@@ -5,6 +5,7 @@ use serde_json::json;
 use super::facts::{bare, drinks, listing, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::language::capitalised;
+use crate::twin::whereabouts::{self, Whereabouts};
 use crate::understanding::{Act, ObjectMention};
 
 /// Whether the busy listener holds only what the question is about ("Is
@@ -295,9 +296,9 @@ impl RulesBrain {
         let thing = self.speech.object(object);
         let nearest = world
             .object_named(object)
-            .and_then(|o| match crate::twin::whereabouts::of(&world, o)? {
-                crate::twin::whereabouts::Whereabouts::By(p) => Some(world.person(p).name.clone()),
-                crate::twin::whereabouts::Whereabouts::HeldBy(_) => None,
+            .and_then(|o| match whereabouts::of(&world, o)? {
+                Whereabouts::By(p) => Some(world.person(p).name.clone()),
+                Whereabouts::HeldBy(_) => None,
             });
         match nearest {
             Some(person) if Some(&person) == s.sender.as_ref() => self
