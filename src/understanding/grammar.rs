@@ -119,6 +119,10 @@ pub struct Normalize {
     /// sentence they open is read as no request by a loose, gapped match.
     #[serde(default)]
     pub question_words: Phrases,
+    /// Words that say a cup is the speaker's ("mine", "I'm the one with"):
+    /// a drink asked for beside such a cup is poured into it.
+    #[serde(default)]
+    pub ones_own: Phrases,
     /// Words after which a request's verb is a noun ("this filling's like
     /// cement", "how much filling"): no loose, gapped match reads it as the verb.
     #[serde(default)]

@@ -468,6 +468,17 @@ impl Understanding {
                 )
                 .collect();
             cup_and_drink_in_their_places(world, reading);
+            let owned: Vec<&(usize, String)> = elsewhere
+                .iter()
+                .filter(|(sentence, _)| {
+                    sentences
+                        .get(*sentence)
+                        .is_some_and(|(text, _)| says_its_ones_own(grammar, text))
+                })
+                .copied()
+                .collect();
+            drink_asked_into_ones_cup(world, grammar, reading, &owned);
+            source_elsewhere(world, reading, &elsewhere);
             // "Ins blaue, ach nee, ... In mein rotes natürlich.": put right, the last one.
             if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere, repaired)
             {
@@ -521,7 +532,7 @@ impl Understanding {
         let reading = match reading.act {
             Act::FollowUp => {
                 let request = before.followed_up_by(world, &reading);
-                follow_up(world, reading, request, &context, false)
+                follow_up(world, reading, request, &context, grammar, false)
             }
             // A thing alone in reply to a question names what the question asked about.
             Act::Give
@@ -536,7 +547,9 @@ impl Understanding {
                 if before.request.is_some() && grammar.begins_with_a_slot(&reading.matched) =>
             {
                 match before.request_followed_by(turn) {
-                    Some(request) => follow_up(world, reading, Some(request), &context, true),
+                    Some(request) => {
+                        follow_up(world, reading, Some(request), &context, grammar, true)
+                    }
                     None => answering(reading.heard, "request"),
                 }
             }
@@ -917,10 +930,16 @@ fn follow_up(
     reading: Reading,
     request: Option<&Reading>,
     context: &Context,
+    grammar: &Grammar,
     bare: bool,
 ) -> Reading {
     let Some(request) = request else {
         return Reading::unknown(reading.heard);
+    };
+    let pouring = matches!(request.act, Act::Pour | Act::PourSame);
+    // "What about one for me?" after a pour: "one" is another serving, not the glass named last.
+    let serving = |o: &ObjectMention| {
+        pouring && o.referred && grammar.normalize.repair_pro_forms.contains(&o.said)
     };
     let recipient = reading
         .slots
@@ -932,17 +951,20 @@ fn follow_up(
         });
     let mut slots = request.slots.clone();
     let said = reading.slots.clone();
-    let pouring = matches!(request.act, Act::Pour | Act::PourSame);
     let mut target = said.target;
-    let names_object = said.object.is_some();
-    if let Some(object) = said.object {
+    let said_object = said.object.filter(|o| !serving(o));
+    let names_object = said_object.is_some();
+    if let Some(object) = said_object {
         let thing = object
             .resolved()
             .and_then(|name| world.object_named(name))
             .map(|id| world.object(id));
         let holds_drink = thing.is_some_and(|o| o.contains.is_some());
         let vessel = thing.is_some_and(|o| o.receives_a_drink());
+        let drinking_vessel = thing.is_some_and(|o| o.kind.drinking_vessel);
         match (pouring, holds_drink, vessel) {
+            // A cup is poured into, whatever it holds now (turns before are read on today's table).
+            (true, _, true) if bare && drinking_vessel => target = Some(object),
             (true, true, _) if !bare => slots.source = Some(object),
             (true, false, true) => target = Some(object),
             // Nothing to pour into ("and the apple for Ana" after a pour): handed over.
@@ -1410,6 +1432,92 @@ fn pour_from_the_bottle(world: &World, reading: &mut Reading) {
     if let [bottle] = bottles.as_slice() {
         source.candidates = vec![bottle.clone()];
         source.every = vec![bottle.clone()];
+    }
+}
+
+/// Whether `text` (a sentence's words) says a cup is the speaker's ("mine's the green one").
+fn says_its_ones_own(grammar: &Grammar, text: &str) -> bool {
+    let words: Vec<String> = text.split(' ').map(str::to_string).collect();
+    (0..words.len()).any(|at| grammar.normalize.ones_own.opens(&words[at..]))
+}
+
+/// "Peppermint tea for me. I'm the one with the green cup.": a drink asked
+/// for by its own words, beside the one cup another sentence says is the
+/// speaker's, is poured into that cup (the cup is filled in by `target_elsewhere`).
+fn drink_asked_into_ones_cup(
+    world: &World,
+    grammar: &Grammar,
+    reading: &mut Reading,
+    owned: &[&(usize, String)],
+) {
+    if reading.act != Act::Give {
+        return;
+    }
+    let Some(object) = reading.slots.object.as_ref() else {
+        return;
+    };
+    let Some(thing) = object
+        .resolved()
+        .and_then(|n| world.object_named(n))
+        .map(|id| world.object(id))
+    else {
+        return;
+    };
+    let Some(drink) = thing
+        .contains
+        .as_deref()
+        .filter(|_| !thing.kind.drinking_vessel)
+    else {
+        return;
+    };
+    let drink_words: Vec<&str> = drink.split(' ').collect();
+    let said = normalize::plain_words(&object.said);
+    let words: Vec<&String> = said
+        .iter()
+        .filter(|w| !grammar.normalize.determiners.contains(w))
+        .collect();
+    let by_the_drink = !words.is_empty() && words.iter().all(|w| drink_words.contains(&w.as_str()));
+    let cups = owned.iter().filter(|(_, name)| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).receives_a_drink())
+    });
+    if !by_the_drink || cups.count() != 1 {
+        return;
+    }
+    reading.act = Act::Pour;
+    reading.slots.source = reading.slots.object.take();
+}
+
+/// "Unser Gast hätte gern einen Kaffee. Füllen Sie ihm die große Tasse.": a
+/// pour that names no drink takes the one drink another sentence names.
+fn source_elsewhere(world: &World, reading: &mut Reading, elsewhere: &[&(usize, String)]) {
+    if reading.act != Act::Pour || reading.slots.source.is_some() {
+        return;
+    }
+    let target = reading
+        .slots
+        .target
+        .as_ref()
+        .and_then(ObjectMention::resolved);
+    let mut drinks: Vec<&String> = elsewhere
+        .iter()
+        .map(|(_, name)| name)
+        .filter(|name| Some(name.as_str()) != target)
+        .filter(|name| {
+            world.object_named(name).is_some_and(|id| {
+                let o = world.object(id);
+                o.contains.is_some() && !o.kind.drinking_vessel
+            })
+        })
+        .collect();
+    drinks.dedup();
+    if let [drink] = drinks.as_slice() {
+        let said = world
+            .object_named(drink)
+            .and_then(|id| world.object(id).contains.clone())
+            .unwrap_or_else(|| drink.to_string());
+        reading.slots.source = Some(ObjectMention::only(said, drink));
     }
 }
 
