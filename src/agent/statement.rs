@@ -22,7 +22,7 @@ pub fn verdict(
     let (claim, wrong) = match reading.act {
         Act::StateAbsent => absent(world, grammar, speech, reading)?,
         Act::StateInventory => inventory(world, speech, reading)?,
-        Act::StateContents => contents(world, speech, reading)?,
+        Act::StateContents => contents(world, grammar, speech, reading)?,
         Act::StateCount => count(speech, reading)?,
         Act::StateWhich => which(speech, reading)?,
         Act::StateAbility => ability(world, speech, reading)?,
@@ -142,7 +142,12 @@ fn said_liquid(world: &World, named: &[&str], liquid: Option<&str>) -> bool {
 }
 
 /// "Both glasses are full": wrong for each one that is not.
-fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Checked> {
+fn contents(
+    world: &World,
+    grammar: &Grammar,
+    speech: &Phrasebook,
+    reading: &Reading,
+) -> Option<Checked> {
     let mention = reading.slots.object.as_ref()?;
     if let Some(liquid) = reading.slots.liquid.as_deref() {
         return Some(holding(
@@ -152,6 +157,18 @@ fn contents(world: &World, speech: &Phrasebook, reading: &Reading) -> Option<Che
             liquid,
             reading.slots.negated,
         ));
+    }
+    if let (Some(filter), None) = (reading.slots.filter.as_deref(), &reading.slots.fill) {
+        // "The beer is alcohol-free": wrong for what is known not to be.
+        let filter = grammar.filters.get(filter)?;
+        let said = [
+            ("object", mention.said.as_str()),
+            ("filter", filter.say.as_str()),
+        ];
+        let claim = speech.say("note.claim_filter", &said);
+        let wrong = filter.known_not_to_admit(world, &mention.candidates);
+        let comma = speech.word("words.list_comma");
+        return Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))));
     }
     let full = reading.slots.fill.as_deref() == Some("full");
     let claimed = if full {

@@ -9,6 +9,8 @@ use serde::Deserialize;
 
 use super::reading::Act;
 use super::template::{self, Element, Names};
+use crate::twin::grounding::object_words;
+use crate::twin::World;
 
 /// The roles a pronoun or a bound person slot stands for (see `Lexicon::pronoun`).
 pub const PERSON_ROLES: [&str; 5] = ["speaker", "listener", "other", "robot", "all"];
@@ -34,7 +36,7 @@ pub enum SlotKind {
 }
 
 /// Which objects a filter word admits, by their property words.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Filter {
     /// The object must have one of these words.
@@ -45,6 +47,14 @@ pub struct Filter {
     pub lacks: Vec<String>,
     /// How the robot says it ("without sugar").
     pub say: String,
+    /// Whether the twin can tell it of a thing: a claim that a thing passes
+    /// ("the beer is alcohol-free") is checked only then (not heat: the twin has none).
+    #[serde(default = "checkable_by_default")]
+    pub checkable: bool,
+}
+
+fn checkable_by_default() -> bool {
+    true
 }
 
 impl Filter {
@@ -52,6 +62,29 @@ impl Filter {
     pub fn admits(&self, words: &[String]) -> bool {
         let has = |w: &String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
         (self.has_any.is_empty() || self.has_any.iter().any(has)) && !self.lacks.iter().any(has)
+    }
+
+    /// Of `candidates`, those a claim that they pass ("the beer is alcohol-free")
+    /// is known to get wrong: they have a word the filter lacks, or they miss the
+    /// words it needs while something else on the table has them (the cola
+    /// beside a cola zero). A scene that says nothing either way proves nothing.
+    pub fn known_not_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
+        if !self.checkable {
+            return Vec::new();
+        }
+        let some_other_admitted = world.objects().iter().any(|o| {
+            o.contains.is_some() && !self.has_any.is_empty() && self.admits(&object_words(o))
+        });
+        candidates
+            .iter()
+            .filter_map(|name| world.object_named(name).map(|id| world.object(id)))
+            .filter(|o| {
+                let words = object_words(o);
+                let has = |w: &String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
+                !self.admits(&words) && (self.lacks.iter().any(has) || some_other_admitted)
+            })
+            .map(|o| o.name.clone())
+            .collect()
     }
 }
 
@@ -119,6 +152,10 @@ pub struct Normalize {
     /// sentence they open is read as no request by a loose, gapped match.
     #[serde(default)]
     pub question_words: Phrases,
+    /// Words between a drink and the container it is in ("the milk *in* the
+    /// bottle"): the words describe the container.
+    #[serde(default)]
+    pub contained_in: Phrases,
     /// Words that say a cup is the speaker's ("mine", "I'm the one with"):
     /// a drink asked for beside such a cup is poured into it.
     #[serde(default)]

@@ -353,6 +353,9 @@ impl<'a, 'w> Filler<'a, 'w> {
         if let Some(mention) = self.placed_by_someone(span, unknown_allowed) {
             return Some(mention);
         }
+        if let Some(mention) = self.drink_in_its_container(span, unknown_allowed) {
+            return Some(mention);
+        }
         let rules = &self.grammar.normalize;
         let said = span.join(" ");
         let mut owner = None;
@@ -657,6 +660,46 @@ impl<'a, 'w> Filler<'a, 'w> {
         };
         mention.said = span.join(" ");
         Some(mention)
+    }
+
+    /// "The milk in the bottle", "der Kaffee in der Kanne": the container the
+    /// words after `[normalize] contained_in` fit that holds the drink before it.
+    fn drink_in_its_container(
+        &self,
+        span: &[String],
+        unknown_allowed: bool,
+    ) -> Option<ObjectMention> {
+        let phrases = &self.grammar.normalize.contained_in.0;
+        let (at, len) = (1..span.len().saturating_sub(1)).find_map(|at| {
+            phrases
+                .iter()
+                .find(|p| span[at..].starts_with(p))
+                .map(|p| (at, p.len()))
+        })?;
+        let liquid = self.liquid(&span[..at])?;
+        let container = self.object_with(&span[at + len..], unknown_allowed, false)?;
+        let world = self.lexicon.world;
+        let holding: Vec<String> = container
+            .every
+            .iter()
+            .filter(|name| {
+                world
+                    .object_named(name)
+                    .is_some_and(|id| world.object(id).contains.as_deref() == Some(liquid.as_str()))
+            })
+            .cloned()
+            .collect();
+        if holding.is_empty() {
+            return None;
+        }
+        Some(ObjectMention {
+            said: span.join(" "),
+            every: holding.clone(),
+            candidates: holding,
+            owner: None,
+            referred: false,
+            left_out: None,
+        })
     }
 
     /// Of `candidates`, the one on the table nearest `person` ("the bottle here in

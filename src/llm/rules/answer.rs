@@ -582,6 +582,9 @@ impl RulesBrain {
         if let Some(liquid) = s.reading.slots.liquid.as_deref() {
             return self.holding_claim(s, &said, liquid);
         }
+        if s.reading.slots.filter.is_some() && s.reading.slots.fill.is_none() {
+            return self.property_claim(s, mention);
+        }
         let claimed_full = s.reading.slots.fill.as_deref() == Some("full");
         let wrong: Vec<&&Listed> = said
             .iter()
@@ -603,6 +606,29 @@ impl RulesBrain {
             let parts = self.speech.and_list(&parts);
             self.speech.say("correct.still", &[("parts", &parts)])
         };
+        self.say_to(s, "All".into(), text)
+    }
+
+    /// "The beer is alcohol-free." — corrected for each thing said that is known
+    /// not to be; silence where the table cannot tell.
+    fn property_claim(&self, s: &Situation<'_>, mention: &ObjectMention) -> Calls {
+        let filter = self
+            .understanding
+            .grammar()
+            .filters
+            .get(s.reading.slots.filter.as_deref()?)?;
+        let wrong = filter.known_not_to_admit(&self.world, &mention.candidates);
+        if wrong.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = wrong.iter().map(|n| self.speech.object(n)).collect();
+        let text = self.speech.say(
+            "correct.not_filter",
+            &[
+                ("object", &self.speech.and_list(&names)),
+                ("filter", &filter.say),
+            ],
+        );
         self.say_to(s, "All".into(), text)
     }
 
