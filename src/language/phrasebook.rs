@@ -157,6 +157,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("memory.off_recall", &[]),
     ("memory.hearsay", &["about"]),
     ("memory.will_remember", &["fact", "person"]),
+    ("memory.fact_in_cup", &["fact", "cup"]),
     ("memory.confirm_forget", &["person"]),
     ("memory.forgot_everything", &["person"]),
     ("memory.forgot_that", &[]),

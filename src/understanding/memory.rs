@@ -17,6 +17,13 @@ pub struct MemoryPhrases {
     /// Before a fact to keep: "remember that", "do not forget".
     #[serde(default)]
     pub remember: Vec<String>,
+    /// Openings of a sentence that is itself a fact to keep, with the words
+    /// they stand for in it ("switch my usual to" = "my usual is").
+    #[serde(default)]
+    pub remember_whole: BTreeMap<String, String>,
+    /// Request words that close such a sentence and are no part of the fact ("please").
+    #[serde(default)]
+    pub requests_at_the_end: Vec<String>,
     /// Asking to be forgotten entirely.
     #[serde(default)]
     pub forget_everything: Vec<String>,
@@ -99,11 +106,13 @@ pub struct MemoryPhrases {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemoryAsk {
     /// Keep `fact` (the words as said) about `about`; `shared`: said to be for
-    /// the others too ("in case anyone's looking for me"), so it may be told.
+    /// the others too ("in case anyone's looking for me"), so it may be told;
+    /// `private`: said to be kept to the teller ("between us").
     Remember {
         about: String,
         fact: String,
         shared: bool,
+        private: bool,
     },
     /// Forget the speaker entirely (`true`) or the fact stored last.
     Forget { everything: bool },
@@ -175,32 +184,9 @@ impl MemoryPhrases {
             .iter()
             .filter_map(|lead| heard.strip_prefix(lead.as_str())?.strip_prefix(' '))
             .chain(std::iter::once(heard));
-        let fact = match opened
-            .flat_map(|heard| {
-                self.remember
-                    .iter()
-                    .filter(move |p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
-            })
-            .max_by_key(|p| p.len())
-        {
-            Some(phrase) => self.without_leading_tails(&words_after(said, phrase)?),
-            None if kept_before.is_some() => kept_before?,
-            None => {
-                // As said, too: the normalised text has lost "so" and "instead".
-                let plain = super::normalize::plain_words(said).join(" ");
-                let ends = |text: &str, p: &str| {
-                    let before = text.strip_suffix(p)?.strip_suffix(' ')?;
-                    // "Do you remember that?" asks; it tells nothing to keep.
-                    (!before.ends_with(" you")).then_some(())
-                };
-                let phrase = self
-                    .remember_after
-                    .iter()
-                    .filter(|p| ends(heard, p).or_else(|| ends(&plain, p)).is_some())
-                    .max_by_key(|p| p.len())?;
-                let fact = words_before(said, phrase)?;
-                self.without_a_trailing_lead(&fact)
-            }
+        let fact = match self.fact_said_whole(said) {
+            Some(fact) => fact,
+            None => self.fact_after_or_before(said, heard, opened, kept_before)?,
         };
         let first = fact.split_whitespace().next().unwrap_or_default();
         let about = self
@@ -214,13 +200,93 @@ impl MemoryPhrases {
             .collect();
         let plain = plain.join(" ");
         let marked = |phrases: &[String]| phrases.iter().any(|p| contains(&plain, p));
-        let shared = marked(&self.for_others)
-            || (!marked(&self.private) && !self.names_someone(world, &fact));
+        let private = marked(&self.private);
+        let shared = marked(&self.for_others) || (!private && !self.names_someone(world, &fact));
         Some(MemoryAsk::Remember {
             about,
             fact,
             shared,
+            private: private && !shared,
         })
+    }
+
+    /// A sentence that is itself a fact to keep ("Switch my usual to the
+    /// blackcurrant squash, please."): the fact it states, in the words its
+    /// opening stands for ("my usual is the blackcurrant squash").
+    fn fact_said_whole(&self, said: &str) -> Option<String> {
+        said.split(['.', '!', '?', ';']).find_map(|sentence| {
+            let plain = super::normalize::plain_words(sentence);
+            let lead = self
+                .remember_leads
+                .iter()
+                .map(|l| l.split(' ').collect::<Vec<_>>())
+                .filter(|l| {
+                    plain
+                        .iter()
+                        .map(String::as_str)
+                        .take(l.len())
+                        .eq(l.iter().copied())
+                })
+                .map(|l| l.len())
+                .max()
+                .unwrap_or(0);
+            let words = &plain[lead..];
+            let (opening, stands_for) = self
+                .remember_whole
+                .iter()
+                .filter(|(o, _)| {
+                    let o: Vec<&str> = o.split(' ').collect();
+                    words.len() > o.len() && words.iter().take(o.len()).map(String::as_str).eq(o)
+                })
+                .max_by_key(|(o, _)| o.len())?;
+            let mut rest = &words[opening.split(' ').count()..];
+            while let Some((last, before)) = rest.split_last() {
+                if !self.requests_at_the_end.contains(last) {
+                    break;
+                }
+                rest = before;
+            }
+            (!rest.is_empty()).then(|| format!("{stands_for} {}", rest.join(" ")))
+        })
+    }
+
+    /// The fact after a `remember` phrase, or before a `remember_after` one.
+    fn fact_after_or_before<'h>(
+        &self,
+        said: &str,
+        heard: &'h str,
+        opened: impl Iterator<Item = &'h str>,
+        kept_before: Option<String>,
+    ) -> Option<String> {
+        Some(
+            match opened
+                .flat_map(|heard| {
+                    self.remember
+                        .iter()
+                        .filter(move |p| heard == p.as_str() || heard.starts_with(&format!("{p} ")))
+                })
+                .max_by_key(|p| p.len())
+            {
+                Some(phrase) => self.without_leading_tails(&words_after(said, phrase)?),
+                None if kept_before.is_some() => kept_before?,
+                None => {
+                    // As said, too: the normalised text has lost "so" and "instead".
+                    let plain = super::normalize::plain_words(said).join(" ");
+                    let ends = |text: &str, p: &str| {
+                        let before = text.strip_suffix(p)?.strip_suffix(' ')?;
+                        // "Do you remember that?" asks; it tells nothing to keep.
+                        (!before.ends_with(" you")).then_some(())
+                    };
+                    let phrase = self
+                        .remember_after
+                        .iter()
+                        .filter(|p| ends(heard, p).or_else(|| ends(&plain, p)).is_some())
+                        .max_by_key(|p| p.len())?;
+                    let fact = words_before(said, phrase)?;
+                    self.without_a_trailing_lead(&fact)
+                }
+            },
+        )
     }
 
     /// Whether `said` asks for the last fact told to be put right ("Could you update that?").
@@ -691,6 +757,24 @@ mod tests {
             words_after("İİ remember that İ like çay", "remember that").as_deref(),
             Some("i̇ like çay")
         );
+    }
+
+    #[test]
+    fn a_sentence_that_is_itself_the_fact_is_kept_in_the_words_its_opening_stands_for() {
+        let phrases = MemoryPhrases {
+            remember_whole: [("switch my usual to".to_string(), "my usual is".to_string())].into(),
+            remember_leads: vec!["could you".into()],
+            requests_at_the_end: vec!["please".into()],
+            ..MemoryPhrases::default()
+        };
+        let said = "Tea isn't doing it for me. Could you switch my usual to the squash, please?";
+        assert_eq!(
+            phrases.fact_said_whole(said).as_deref(),
+            Some("my usual is the squash")
+        );
+        // The opening alone keeps nothing; another sentence keeps nothing either.
+        assert_eq!(phrases.fact_said_whole("Switch my usual to, please."), None);
+        assert_eq!(phrases.fact_said_whole("My usual is tea."), None);
     }
 
     #[test]

@@ -1095,13 +1095,19 @@ fn with_memory(
             about,
             fact,
             shared,
+            private,
         }) => (
             Act::Remember,
             Slots {
                 person: Some(person(about)),
                 fact: Some(fact),
-                // Who may hear it: "table" when said to be for the others too.
-                memory: shared.then(|| "table".to_string()),
+                // Who may hear it: "table" when said to be for the others too,
+                // "private" when said to be kept to the teller.
+                memory: match (shared, private) {
+                    (true, _) => Some("table".to_string()),
+                    (_, true) => Some("private".to_string()),
+                    _ => None,
+                },
                 ..Slots::default()
             },
         ),

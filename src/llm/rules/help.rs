@@ -32,6 +32,9 @@ impl RulesBrain {
         let asked_for = whom(s)
             .or_else(|| s.sender.clone())
             .unwrap_or_else(|| "anyone".into());
+        // "The drink he always has": the word "drink" names no drink; memory does.
+        let mention =
+            mention.filter(|m| !(reading.slots.memory.is_some() && self.is_category(&m.said)));
         let mention = match self.remembered(s, &listed, mention.as_ref(), &asked_for) {
             Err(calls) => return calls,
             Ok(Some(found)) => Some(found),

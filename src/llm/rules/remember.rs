@@ -50,16 +50,34 @@ impl RulesBrain {
                 .memory
                 .updates(&s.dialogue.turn.text);
             let recalled = s.dialogue.find("recall");
-            if updates && recalled.is_none() {
+            // A new usual that names no cup keeps the cup of the one it replaces.
+            let drink_without_cup = self.topic_of(&fact) == "drink" && self.cup_in(&fact).is_none();
+            if (updates || drink_without_cup) && recalled.is_none() {
                 let args = json!({"query": "everything", "person_name": about});
                 return Some(vec![call("recall", args)]);
             }
+            let kept_cup = recalled
+                .filter(|_| drink_without_cup)
+                .and_then(|done| self.cup_in_facts(&done.result));
+            let fact = match kept_cup {
+                Some(cup) => self.speech.say(
+                    "memory.fact_in_cup",
+                    &[("fact", &fact), ("cup", &self.speech.object(&cup))],
+                ),
+                None => fact,
+            };
             let own = self.topic_words(&fact).unwrap_or_default();
             let topic = recalled
                 .and_then(|done| updated_note_topic(&done.result, &own))
                 .unwrap_or_else(|| self.topic_of(&fact));
             let mut args = json!({"person_name": about, "fact": fact, "topic": topic});
-            if s.reading.slots.memory.as_deref() == Some("table") {
+            // What someone likes to drink is the table's to know (a host asks
+            // "what's Mireille drinking these days?"), unless said to be private;
+            // what they avoid, and why, stays theirs.
+            let visibility = s.reading.slots.memory.as_deref();
+            if visibility == Some("table")
+                || (topic == "drink" && visibility != Some("private") && self.only_a_liking(&fact))
+            {
                 args["visibility"] = json!("table");
             }
             return Some(vec![call("remember", args)]);
@@ -70,7 +88,9 @@ impl RulesBrain {
         } else if done.result.contains("as hearsay") {
             self.speech.say("memory.hearsay", &[("about", &about)])
         } else {
-            let fact = self.speech.to_listener(&fact);
+            // As stored: with the cup a new usual kept from the old one.
+            let stored = done.args["fact"].as_str().unwrap_or(&fact);
+            let fact = self.speech.to_listener(stored);
             self.speech.say(
                 "memory.will_remember",
                 &[("fact", &fact), ("person", &sender)],
@@ -138,6 +158,13 @@ impl RulesBrain {
         let own = s.sender.as_deref() == Some(about.as_str());
         let facts = confirmed_facts(&done.result);
         let withheld = done.result.contains("\nWithheld:");
+        // "Has Yewande said anything about where the scanner went?": nothing about
+        // her, but what was told on the question's words may answer it.
+        if facts.is_empty() && !own && !withheld && hearsay_facts(&done.result).is_empty() {
+            if let Some(calls) = self.topic_answer(s) {
+                return calls;
+            }
+        }
         let speech = &self.speech;
         let about_slot: &[(&str, &str)] = &[("about", &about)];
         let facts = facts.join("; ");
@@ -466,6 +493,17 @@ impl RulesBrain {
         }
     }
 
+    /// Whether `fact` only says which drink someone likes ("my usual is the
+    /// squash"): no drink avoided, no kind of drink kept to, no word of aversion.
+    fn only_a_liking(&self, fact: &str) -> bool {
+        let p = self.preference(fact);
+        let aversion = &self.understanding.grammar().memory.aversion;
+        let averse = crate::understanding::normalize::plain_words(fact)
+            .iter()
+            .any(|w| aversion.contains(w));
+        !p.wanted.is_empty() && p.avoided.is_empty() && p.filter.is_none() && !averse
+    }
+
     /// "drink" for a preference, which the next one replaces; else a note on
     /// the fact's own words ("note:opener-drawer-sink"), so that unrelated
     /// notes stand side by side.
@@ -507,13 +545,24 @@ impl RulesBrain {
         if !s.memory_on || !s.robot_named || !self.is_a_question(&s.dialogue.turn.text) {
             return None;
         }
-        let Some(done) = s.dialogue.find("recall") else {
-            let query = self.topic_words(&s.dialogue.turn.text)?;
-            // No one named: every fact the asker may hear.
-            let args = json!({"query": query, "person_name": "All"});
+        self.topic_answer(s)
+    }
+
+    /// What memory keeps on the words of the turn, where the asker may hear it
+    /// (told by the asker, to the table, or about someone for the table); `None`
+    /// when it keeps nothing on them.
+    fn topic_answer(&self, s: &Situation<'_>) -> Option<Calls> {
+        let query = self.topic_words(&s.dialogue.turn.text)?;
+        // No one named: every fact the asker may hear.
+        let args = json!({"query": query, "person_name": "All"});
+        let Some(done) = s.dialogue.find_with("recall", &args) else {
             return Some(Some(vec![call("recall", args)]));
         };
-        let Some((teller, fact)) = told_facts(&done.result).into_iter().next() else {
+        let told = told_facts(&done.result)
+            .into_iter()
+            .chain(hearsay_facts(&done.result))
+            .next();
+        let Some((teller, fact)) = told else {
             // Only what someone told it for themselves: theirs to tell.
             let owner = withheld_from(&done.result)?;
             return Some(self.say(s, self.speech.say("memory.withheld", &[("about", &owner)])));
@@ -650,12 +699,22 @@ impl RulesBrain {
             return None;
         }
         let recalled = s.dialogue.find("recall")?;
-        confirmed_facts(&recalled.result).iter().find_map(|fact| {
-            self.preference(fact)
-                .wanted
-                .into_iter()
-                .find(|w| self.receives(w))
-        })
+        self.cup_in_facts(&recalled.result)
+    }
+
+    /// The cup the newest of a recall's own facts that names one names.
+    fn cup_in_facts(&self, result: &str) -> Option<String> {
+        confirmed_facts(result)
+            .iter()
+            .find_map(|fact| self.cup_in(fact))
+    }
+
+    /// The cup a fact names as one a drink goes into ("... in the clear glass").
+    fn cup_in(&self, fact: &str) -> Option<String> {
+        self.preference(fact)
+            .wanted
+            .into_iter()
+            .find(|w| self.receives(w))
     }
 
     /// The cup for a drink asked for by what it holds ("a coffee", not "the
