@@ -502,9 +502,13 @@ impl MemoryPhrases {
         })?;
         let first = who.split_whitespace().next()?;
         if self.someone.iter().any(|w| w == first) {
-            return named_before
-                .filter(|n| *n != speaker)
-                .map(str::to_string)
+            // "Mireille's up to her elbows. Get her ...": named in this turn, else before.
+            let named_now = people_called(world, said)
+                .into_iter()
+                .rev()
+                .find(|n| n != speaker);
+            return named_now
+                .or_else(|| named_before.filter(|n| *n != speaker).map(str::to_string))
                 .or_else(|| match others {
                     [one] => Some(one.clone()),
                     _ => None,

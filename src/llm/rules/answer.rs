@@ -922,6 +922,11 @@ impl RulesBrain {
     }
 
     fn unknown_object(&self, s: &Situation<'_>, listed: &[Listed]) -> Calls {
+        // Between people, a thing the table does not show is the listener's to
+        // answer for ("Where did you put the masking tape?"), busy or not.
+        if !s.robot_addressed {
+            return None;
+        }
         let said = s
             .reading
             .main_object()

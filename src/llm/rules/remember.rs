@@ -558,10 +558,27 @@ impl RulesBrain {
         let Some(done) = s.dialogue.find_with("recall", &args) else {
             return Some(Some(vec![call("recall", args)]));
         };
+        // The one sharing most of the question's words, the newest of those
+        // ("which day is the rehearsal now?" after it was moved).
+        let words: Vec<String> = crate::understanding::normalize::plain_words(&query);
+        let shared = |fact: &str| {
+            crate::understanding::normalize::plain_words(fact)
+                .iter()
+                .filter(|w| words.contains(w))
+                .count()
+        };
         let told = told_facts(&done.result)
             .into_iter()
             .chain(hearsay_facts(&done.result))
-            .next();
+            .enumerate()
+            .max_by_key(|(order, (_, fact))| {
+                (
+                    shared(fact),
+                    newest_first(&done.result, fact),
+                    std::cmp::Reverse(*order),
+                )
+            })
+            .map(|(_, told)| told);
         let Some((teller, fact)) = told else {
             // Only what someone told it for themselves: theirs to tell.
             let owner = withheld_from(&done.result)?;
@@ -625,6 +642,16 @@ fn updated_note_topic(result: &str, words: &str) -> Option<String> {
         .rev()
         .max_by_key(|(_, text)| shared(text))
         .map(|(topic, _)| topic.to_string())
+}
+
+/// The number of the recall's fact line that holds `fact` (higher is newer).
+fn newest_first(result: &str, fact: &str) -> u64 {
+    result
+        .lines()
+        .filter(|l| l.ends_with(fact))
+        .filter_map(|l| l.strip_prefix("- fact ")?.split(' ').next()?.parse().ok())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Confirmed facts in a `recall` result, with who told each, best first.
