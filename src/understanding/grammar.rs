@@ -152,6 +152,9 @@ pub struct Normalize {
     /// sentence they open is read as no request by a loose, gapped match.
     #[serde(default)]
     pub question_words: Phrases,
+    /// Parts of a person a thing stands by ("by my elbow" is by me).
+    #[serde(default)]
+    pub body_parts: Phrases,
     /// Words between a drink and the container it is in ("the milk *in* the
     /// bottle"): the words describe the container.
     #[serde(default)]

@@ -811,8 +811,24 @@ impl<'a, 'w> Filler<'a, 'w> {
                 })
                 .map(|p| (at, p.len()))
         })?;
-        // "by Vusi", "by the robot", "vor dem Daniel".
-        Some((at, self.person(&span[at + len..])?.name?))
+        // "by Vusi", "by the robot", "vor dem Daniel"; "by my elbow": by me.
+        let who = &span[at + len..];
+        let name = match self.person(who).and_then(|p| p.name) {
+            Some(name) => name,
+            None => self.owner_of_body_part(who)?,
+        };
+        Some((at, name))
+    }
+
+    /// Whom "my elbow", "her left hand" name (`[normalize] body_parts`).
+    fn owner_of_body_part(&self, words: &[String]) -> Option<String> {
+        let normalize = &self.grammar.normalize;
+        let (first, part) = words.split_first()?;
+        let role = normalize.possessives.get(first)?;
+        if !normalize.body_parts.has(part) {
+            return None;
+        }
+        self.lexicon.pronoun(role, self.context)?
     }
 
     /// Where in `span` the words that place a thing at someone's side of the
@@ -1314,10 +1330,16 @@ impl SlotFiller for Filler<'_, '_> {
         }
         let span = &self.words[from..to];
         let kind = self.grammar.slots.get(name)?;
-        // Only a thing said with who holds it takes more than six words.
+        // Only a thing said with who holds it or where it stands ("the tall
+        // flask in front of Theodora") takes more than six words.
         let thing = matches!(kind, SlotKind::Object | SlotKind::Thing | SlotKind::Drink);
+        let described_at_length = |span: &[String]| {
+            self.held_by(span).is_some()
+                || self.placed_near(span).is_some()
+                || self.at_the_side_of(span).is_some()
+        };
         if self.determines_the_next_word(span, to)
-            || (thing && span.len() > MAX_THING_WORDS && self.held_by(span).is_none())
+            || (thing && span.len() > MAX_THING_WORDS && !described_at_length(span))
             || (thing && self.addresses_formally_at(from, to))
             // "Schenkst du ...": the one who pours is no recipient.
             || (name == "recipient"
