@@ -1333,10 +1333,12 @@ impl SlotFiller for Filler<'_, '_> {
         // Only a thing said with who holds it or where it stands ("the tall
         // flask in front of Theodora") takes more than six words.
         let thing = matches!(kind, SlotKind::Object | SlotKind::Thing | SlotKind::Drink);
+        // (Where it stands only for a `{thing}`: a bare "the cola zero in front
+        // of me" is no request to hand it over; "put" may have been misheard.)
         let described_at_length = |span: &[String]| {
             self.held_by(span).is_some()
-                || self.placed_near(span).is_some()
-                || self.at_the_side_of(span).is_some()
+                || (matches!(kind, SlotKind::Thing)
+                    && (self.placed_near(span).is_some() || self.at_the_side_of(span).is_some()))
         };
         if self.determines_the_next_word(span, to)
             || (thing && span.len() > MAX_THING_WORDS && !described_at_length(span))
