@@ -163,7 +163,7 @@ fn contents(
         let filter = grammar.filters.get(filter)?;
         let said = [
             ("object", mention.said.as_str()),
-            ("filter", filter.say.as_str()),
+            ("filter", filter.said_of_a_thing()),
         ];
         let claim = speech.say("note.claim_filter", &said);
         let wrong = filter.known_not_to_admit(world, &mention.candidates);

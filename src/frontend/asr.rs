@@ -84,13 +84,9 @@ impl Model {
                 detail: format!("whisper could not load it ({e}); is it a ggml model?"),
             })?;
         if !ctx.is_multilingual() && language != "en" {
-            return Err(FrontendError::Model {
+            return Err(FrontendError::EnglishOnly {
                 path: path.to_path_buf(),
-                detail: format!(
-                    "it hears only English, but the language is '{language}': use a multilingual model \
-                     such as models/ggml-base.bin (scripts/build-whisper-model.sh models/ggml-base.bin) \
-                     in [audio.asr] model"
-                ),
+                language: language.to_string(),
             });
         }
         let state = ctx.create_state().map_err(|e| FrontendError::Model {
@@ -168,7 +164,22 @@ impl Recognizer {
     /// Loads the model named by the settings (after the `ATTENTIVE_WHISPER_MODEL` override).
     pub fn new(settings: &AsrSettings) -> Result<Self, FrontendError> {
         let path = settings.model_path();
-        Self::with_model(&path, settings)
+        match Self::with_model(&path, settings) {
+            // German with the English-only default: the multilingual model for
+            // noisy speech hears every utterance, when it is there.
+            Err(english_only @ FrontendError::EnglishOnly { .. }) => {
+                let Some(multilingual) = settings.noisy_model_path().filter(|p| p.is_file()) else {
+                    return Err(english_only);
+                };
+                tracing::info!(
+                    "{english_only}; hearing '{}' with {} instead",
+                    settings.language,
+                    multilingual.display()
+                );
+                Self::with_model(&multilingual, settings)
+            }
+            loaded => loaded,
+        }
     }
 
     /// Loads the model at `path`, and the one for noisy speech the settings name.

@@ -46,6 +46,18 @@ pub enum FrontendError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The model hears only English, and the language is another.
+    #[error(
+        "whisper model {path}: it hears only English, but the language is '{language}': use a \
+         multilingual model such as models/ggml-base.bin (scripts/build-whisper-model.sh \
+         models/ggml-base.bin) in [audio.asr] model"
+    )]
+    EnglishOnly {
+        /// The model file.
+        path: PathBuf,
+        /// The configured language.
+        language: String,
+    },
     /// A WAV file could not be read or written.
     #[error("WAV file {path}: {detail}")]
     Wav {

@@ -47,6 +47,9 @@ pub struct Filter {
     pub lacks: Vec<String>,
     /// How the robot says it ("without sugar").
     pub say: String,
+    /// How it is said of a thing, when not as `say` ("sugar-free": "the cola is not sugar-free").
+    #[serde(default)]
+    pub of_a_thing: Option<String>,
     /// Whether the twin can tell it of a thing: a claim that a thing passes
     /// ("the beer is alcohol-free") is checked only then (not heat: the twin has none).
     #[serde(default = "checkable_by_default")]
@@ -62,6 +65,11 @@ impl Filter {
     pub fn admits(&self, words: &[String]) -> bool {
         let has = |w: &String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
         (self.has_any.is_empty() || self.has_any.iter().any(has)) && !self.lacks.iter().any(has)
+    }
+
+    /// How a claim says it of a thing ("sugar-free"), else as the robot says it.
+    pub fn said_of_a_thing(&self) -> &str {
+        self.of_a_thing.as_deref().unwrap_or(&self.say)
     }
 
     /// Of `candidates`, those a claim that they pass ("the beer is alcohol-free")

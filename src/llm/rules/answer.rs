@@ -626,7 +626,7 @@ impl RulesBrain {
             "correct.not_filter",
             &[
                 ("object", &self.speech.and_list(&names)),
-                ("filter", &filter.say),
+                ("filter", filter.said_of_a_thing()),
             ],
         );
         self.say_to(s, "All".into(), text)
