@@ -21,6 +21,9 @@ pub struct MemoryPhrases {
     /// they stand for in it ("switch my usual to" = "my usual is").
     #[serde(default)]
     pub remember_whole: BTreeMap<String, String>,
+    /// Words of a sentence that only greets, no part of a fact told after it ("hello").
+    #[serde(default)]
+    pub greetings: Vec<String>,
     /// Request words that close such a sentence and are no part of the fact ("please").
     #[serde(default)]
     pub requests_at_the_end: Vec<String>,
@@ -188,6 +191,7 @@ impl MemoryPhrases {
             Some(fact) => fact,
             None => self.fact_after_or_before(said, heard, opened, kept_before)?,
         };
+        let fact = self.without_a_greeting(&fact);
         let first = fact.split_whitespace().next().unwrap_or_default();
         let about = self
             .person_named(world, speaker, first)
@@ -248,6 +252,20 @@ impl MemoryPhrases {
             }
             (!rest.is_empty()).then(|| format!("{stands_for} {}", rest.join(" ")))
         })
+    }
+
+    /// `fact` without sentences before it that only greet ("Hallo! Ich trinke ...").
+    fn without_a_greeting(&self, fact: &str) -> String {
+        let mut rest = fact.trim();
+        while let Some(end) = rest.find(['.', '!', '?']) {
+            let words = super::normalize::plain_words(&rest[..end]);
+            let greets = !words.is_empty() && words.iter().all(|w| self.greetings.contains(w));
+            if !greets || rest[end + 1..].trim().is_empty() {
+                break;
+            }
+            rest = rest[end + 1..].trim_start();
+        }
+        rest.to_string()
     }
 
     /// The fact after a `remember` phrase, or before a `remember_after` one.
@@ -779,6 +797,24 @@ mod tests {
         // The opening alone keeps nothing; another sentence keeps nothing either.
         assert_eq!(phrases.fact_said_whole("Switch my usual to, please."), None);
         assert_eq!(phrases.fact_said_whole("My usual is tea."), None);
+    }
+
+    #[test]
+    fn a_sentence_that_only_greets_is_no_part_of_the_fact() {
+        let phrases = MemoryPhrases {
+            greetings: vec!["hello".into(), "again".into()],
+            ..MemoryPhrases::default()
+        };
+        assert_eq!(
+            phrases.without_a_greeting("Hello again! I take my coffee black"),
+            "I take my coffee black"
+        );
+        // A greeting alone stays; a sentence with more than a greeting stays.
+        assert_eq!(phrases.without_a_greeting("Hello again!"), "Hello again!");
+        assert_eq!(
+            phrases.without_a_greeting("Hello Ottilie. I lent it to her"),
+            "Hello Ottilie. I lent it to her"
+        );
     }
 
     #[test]
