@@ -633,7 +633,8 @@ impl<'a, 'w> Filler<'a, 'w> {
             .or_else(|| {
                 self.held_by(span)
                     .map(|(at, person)| (at, Place::HeldBy(person)))
-            })?;
+            })
+            .or_else(|| self.placed_by_a_stranger(span).map(|at| (at, Place::Unknown)))?;
         // The place says which, not the thing talked of before ("the bottle"
         // after the beer was named, then "the bottle in front of you").
         let mut mention = self.object_with(&span[..at], unknown_allowed, false)?;
@@ -657,6 +658,10 @@ impl<'a, 'w> Filler<'a, 'w> {
                 None => return None,
             },
             Place::Middle => self.nearest_to_the_middle(fitting),
+            // "The steel flask by Willa": a name the table does not know says where
+            // only a thing the words alone tell apart is.
+            Place::Unknown if fitting.len() == 1 => fitting,
+            Place::Unknown => return None,
         };
         mention.said = span.join(" ");
         Some(mention)
@@ -818,6 +823,27 @@ impl<'a, 'w> Filler<'a, 'w> {
             None => self.owner_of_body_part(who)?,
         };
         Some((at, name))
+    }
+
+    /// Where in `span` a place by someone the table does not know begins: a
+    /// nickname ("by Willa", "next to Mum"), one or two words that name no one
+    /// and nothing of the table.
+    fn placed_by_a_stranger(&self, span: &[String]) -> Option<usize> {
+        let normalize = &self.grammar.normalize;
+        (1..span.len()).find_map(|at| {
+            normalize.near_someone.0.iter().find_map(|p| {
+                let who = span[at..].strip_prefix(&p[..])?;
+                let unknown = |w: &String| {
+                    !normalize.determiners.contains(w)
+                        && !normalize.possessives.contains_key(w)
+                        && !normalize.pronouns.contains_key(w)
+                        && !normalize.not_in_objects.contains(w)
+                        && !self.lexicon.person_words.contains(w)
+                        && self.lexicon.known(w).is_none()
+                };
+                ((1..=2).contains(&who.len()) && who.iter().all(unknown)).then_some(at)
+            })
+        })
     }
 
     /// Whom "my elbow", "her left hand" name (`[normalize] body_parts`).
@@ -1267,6 +1293,8 @@ enum Place {
     HeldBy(String),
     /// In the table's middle.
     Middle,
+    /// By someone the table does not know ("by Willa").
+    Unknown,
 }
 
 /// The most words a thing's slot takes, but for one said with who holds it.

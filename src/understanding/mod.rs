@@ -679,9 +679,10 @@ impl Understanding {
                 .collect();
             // "A beer from the fridge": a gap over a place off the table asks for
             // something the robot cannot reach, not for the table's beer.
-            if skipped
-                .iter()
-                .any(|w| grammar.normalize.elsewhere.contains(w))
+            if sentence.act.is_request()
+                && skipped
+                    .iter()
+                    .any(|w| grammar.normalize.elsewhere.contains(w))
             {
                 continue;
             }
