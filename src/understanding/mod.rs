@@ -1112,6 +1112,12 @@ fn with_memory(
                 ..Slots::default()
             },
         ),
+        // "No, scratch that, it's the milk I'm after": a request taken back and
+        // said again, not a fact to forget.
+        Some(MemoryAsk::Forget { everything: false }) if reading.act.is_request() =>
+        {
+            return reading;
+        }
         Some(MemoryAsk::Forget { everything }) => (
             Act::Forget,
             Slots {

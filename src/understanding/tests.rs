@@ -2627,3 +2627,39 @@ fn what_a_drink_is_like_is_a_claim_and_the_drink_in_a_container_names_it() {
         "give object=cola_zero_bottle recipient=Daniel"
     );
 }
+
+#[test]
+fn a_thing_placed_by_a_name_the_table_lacks_is_the_one_its_words_tell_apart() {
+    // "Willa" is nobody at the table: the words before it say which, where they tell one apart.
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>the_robot: What's in the fanta bottle by Willa?",
+                "ask_contents object=fanta_bottle",
+            ),
+            (
+                "Felix>Daniel: The cola zero next to Mum is empty.",
+                "state_contents object=cola_zero_bottle fill=empty",
+            ),
+        ],
+    );
+    // Of two glasses the stranger tells nothing apart: no glass is chosen by the place.
+    let reading = stage().read(
+        &scene::load("softdrinks").expect("scene"),
+        &utterance("Felix>the_robot: what's in the glass by Willa?"),
+    );
+    assert_ne!(summary(&reading), "ask_contents object=red_glass");
+    assert_ne!(summary(&reading), "ask_contents object=blue_glass");
+}
+
+#[test]
+fn scratch_that_before_a_new_request_takes_the_request_back_and_forgets_nothing() {
+    check(
+        "softdrinks",
+        &[(
+            "Felix>the_robot: I'd like the blue glass. No, scratch that, it's the fanta I'm after.",
+            "give object=fanta_bottle recipient=Felix",
+        )],
+    );
+}
