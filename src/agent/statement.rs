@@ -165,8 +165,17 @@ fn contents(
             ("object", mention.said.as_str()),
             ("filter", filter.said_of_a_thing()),
         ];
-        let claim = speech.say("note.claim_filter", &said);
-        let wrong = filter.known_not_to_admit(world, &mention.candidates);
+        let (key, wrong) = match reading.slots.negated {
+            true => (
+                "note.claim_not_filter",
+                filter.known_to_admit(world, &mention.candidates),
+            ),
+            false => (
+                "note.claim_filter",
+                filter.known_not_to_admit(world, &mention.candidates),
+            ),
+        };
+        let claim = speech.say(key, &said);
         let comma = speech.word("words.list_comma");
         return Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))));
     }

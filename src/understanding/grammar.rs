@@ -94,6 +94,28 @@ impl Filter {
             .map(|o| o.name.clone())
             .collect()
     }
+
+    /// Of `candidates`, those a claim that they do not pass ("the oat milk is
+    /// full of lactose") is known to get wrong: they have a word the filter needs,
+    /// or they lack a word it excludes that the scene gives something else.
+    pub fn known_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
+        if !self.checkable {
+            return Vec::new();
+        }
+        let scene_marks_lacked = world
+            .objects()
+            .iter()
+            .any(|o| self.lacks.iter().any(|w| object_words(o).contains(w)));
+        candidates
+            .iter()
+            .filter_map(|name| world.object_named(name).map(|id| world.object(id)))
+            .filter(|o| {
+                let words = object_words(o);
+                self.admits(&words) && (!self.has_any.is_empty() || scene_marks_lacked)
+            })
+            .map(|o| o.name.clone())
+            .collect()
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -617,13 +617,23 @@ impl RulesBrain {
             .grammar()
             .filters
             .get(s.reading.slots.filter.as_deref()?)?;
-        let wrong = filter.known_not_to_admit(&self.world, &mention.candidates);
+        // "The oat milk is full of lactose": a claim that it does not pass.
+        let (wrong, key) = match s.reading.slots.negated {
+            true => (
+                filter.known_to_admit(&self.world, &mention.candidates),
+                "correct.is_filter",
+            ),
+            false => (
+                filter.known_not_to_admit(&self.world, &mention.candidates),
+                "correct.not_filter",
+            ),
+        };
         if wrong.is_empty() {
             return None;
         }
         let names: Vec<String> = wrong.iter().map(|n| self.speech.object(n)).collect();
         let text = self.speech.say(
-            "correct.not_filter",
+            key,
             &[
                 ("object", &self.speech.and_list(&names)),
                 ("filter", filter.said_of_a_thing()),
