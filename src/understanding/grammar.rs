@@ -54,6 +54,10 @@ pub struct Filter {
     /// ("the beer is alcohol-free") is checked only then (not heat: the twin has none).
     #[serde(default = "checkable_by_default")]
     pub checkable: bool,
+    /// Whether wanting it says what someone must avoid (sugar, alcohol, dairy): a
+    /// liking with it is kept for that person only; not so a hot drink.
+    #[serde(default = "checkable_by_default")]
+    pub restricts: bool,
 }
 
 fn checkable_by_default() -> bool {

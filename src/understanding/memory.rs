@@ -218,7 +218,8 @@ impl MemoryPhrases {
     /// blackcurrant squash, please."): the fact it states, in the words its
     /// opening stands for ("my usual is the blackcurrant squash").
     fn fact_said_whole(&self, said: &str) -> Option<String> {
-        said.split(['.', '!', '?', ';']).find_map(|sentence| {
+        // A clause too: "I'm driving tomorrow, so from now on make mine cranberry juice."
+        said.split(['.', '!', '?', ';', ',']).find_map(|sentence| {
             let plain = super::normalize::plain_words(sentence);
             let lead = self
                 .remember_leads

@@ -501,7 +501,11 @@ impl RulesBrain {
         let averse = crate::understanding::normalize::plain_words(fact)
             .iter()
             .any(|w| aversion.contains(w));
-        !p.wanted.is_empty() && p.avoided.is_empty() && p.filter.is_none() && !averse
+        let restricts = p.filter.as_ref().is_some_and(|f| {
+            let filters = &self.understanding.grammar().filters;
+            filters.get(f).is_none_or(|filter| filter.restricts)
+        });
+        !p.wanted.is_empty() && p.avoided.is_empty() && !restricts && !averse
     }
 
     /// "drink" for a preference, which the next one replaces; else a note on
