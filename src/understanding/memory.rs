@@ -33,6 +33,9 @@ pub struct MemoryPhrases {
     /// Asking to forget the last fact.
     #[serde(default)]
     pub forget_that: Vec<String>,
+    /// Asking not to be left out ("don't forget me"): nothing asked of memory.
+    #[serde(default)]
+    pub not_forgetting: Vec<String>,
     /// Questions about what is remembered; `{person}` stands for a name or "me".
     #[serde(default)]
     pub ask: Vec<String>,
@@ -157,6 +160,10 @@ impl MemoryPhrases {
         }
         let heard = heard.replace(" | ", " ");
         let heard = heard.trim();
+        // "Don't forget me!" asks to be served, not remembered or forgotten.
+        if self.not_forgetting.iter().any(|p| contains(heard, p)) {
+            return None;
+        }
         if self.forget_everything.iter().any(|p| contains(heard, p)) {
             return Some(MemoryAsk::Forget { everything: true });
         }
