@@ -71,9 +71,15 @@ impl Understanding {
     /// key"): what a question is about, for searching memory.
     pub fn topic_words(&self, text: &str) -> Option<String> {
         let known = &self.grammar.words;
+        // A drink is a topic even where the sentences know its word ("glasses of
+        // milk ... should I skip anybody?").
+        let drinks = self.grammar.lists.get("liquid");
+        let a_drink = |w: &String| {
+            drinks.is_some_and(|list| list.iter().any(|(_, words)| words.contains(w)))
+        };
         let words: Vec<String> = normalize::plain_words(text)
             .into_iter()
-            .filter(|w| w.chars().count() > 2 && !known.contains(w))
+            .filter(|w| w.chars().count() > 2 && (!known.contains(w) || a_drink(w)))
             .collect();
         (!words.is_empty()).then(|| words.join(" "))
     }
