@@ -634,7 +634,10 @@ impl<'a, 'w> Filler<'a, 'w> {
                 self.held_by(span)
                     .map(|(at, person)| (at, Place::HeldBy(person)))
             })
-            .or_else(|| self.placed_by_a_stranger(span).map(|at| (at, Place::Unknown)))?;
+            .or_else(|| {
+                self.placed_by_a_stranger(span)
+                    .map(|at| (at, Place::Unknown))
+            })?;
         // The place says which, not the thing talked of before ("the bottle"
         // after the beer was named, then "the bottle in front of you").
         let mut mention = self.object_with(&span[..at], unknown_allowed, false)?;

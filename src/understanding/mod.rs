@@ -74,9 +74,8 @@ impl Understanding {
         // A drink is a topic even where the sentences know its word ("glasses of
         // milk ... should I skip anybody?").
         let drinks = self.grammar.lists.get("liquid");
-        let a_drink = |w: &String| {
-            drinks.is_some_and(|list| list.iter().any(|(_, words)| words.contains(w)))
-        };
+        let a_drink =
+            |w: &String| drinks.is_some_and(|list| list.iter().any(|(_, words)| words.contains(w)));
         let words: Vec<String> = normalize::plain_words(text)
             .into_iter()
             .filter(|w| w.chars().count() > 2 && (!known.contains(w) || a_drink(w)))
@@ -1120,8 +1119,7 @@ fn with_memory(
         ),
         // "No, scratch that, it's the milk I'm after": a request taken back and
         // said again, not a fact to forget.
-        Some(MemoryAsk::Forget { everything: false }) if reading.act.is_request() =>
-        {
+        Some(MemoryAsk::Forget { everything: false }) if reading.act.is_request() => {
             return reading;
         }
         Some(MemoryAsk::Forget { everything }) => (
