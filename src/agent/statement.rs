@@ -165,17 +165,13 @@ fn contents(
             ("object", mention.said.as_str()),
             ("filter", filter.said_of_a_thing()),
         ];
-        let (key, wrong) = match reading.slots.negated {
-            true => (
-                "note.claim_not_filter",
-                filter.known_to_admit(world, &mention.candidates),
-            ),
-            false => (
-                "note.claim_filter",
-                filter.known_not_to_admit(world, &mention.candidates),
-            ),
+        let negated = reading.slots.negated;
+        let key = match negated {
+            true => "note.claim_not_filter",
+            false => "note.claim_filter",
         };
         let claim = speech.say(key, &said);
+        let wrong = filter.wrongly_claimed(world, &mention.candidates, negated);
         let comma = speech.word("words.list_comma");
         return Some((claim, (!wrong.is_empty()).then(|| wrong.join(comma))));
     }

@@ -52,15 +52,15 @@ pub struct Filter {
     pub of_a_thing: Option<String>,
     /// Whether the twin can tell it of a thing: a claim that a thing passes
     /// ("the beer is alcohol-free") is checked only then (not heat: the twin has none).
-    #[serde(default = "checkable_by_default")]
+    #[serde(default = "true_by_default")]
     pub checkable: bool,
     /// Whether wanting it says what someone must avoid (sugar, alcohol, dairy): a
     /// liking with it is kept for that person only; not so a hot drink.
-    #[serde(default = "checkable_by_default")]
+    #[serde(default = "true_by_default")]
     pub restricts: bool,
 }
 
-fn checkable_by_default() -> bool {
+fn true_by_default() -> bool {
     true
 }
 
@@ -80,7 +80,7 @@ impl Filter {
     /// is known to get wrong: they have a word the filter lacks, or they miss the
     /// words it needs while something else on the table has them (the cola
     /// beside a cola zero). A scene that says nothing either way proves nothing.
-    pub fn known_not_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
+    fn known_not_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
         if !self.checkable {
             return Vec::new();
         }
@@ -99,17 +99,31 @@ impl Filter {
             .collect()
     }
 
+    /// Of `candidates`, those the claim is known to get wrong: that they do not
+    /// pass (`negated`, "the oat milk is full of lactose"), else that they do.
+    pub fn wrongly_claimed(
+        &self,
+        world: &World,
+        candidates: &[String],
+        negated: bool,
+    ) -> Vec<String> {
+        match negated {
+            true => self.known_to_admit(world, candidates),
+            false => self.known_not_to_admit(world, candidates),
+        }
+    }
+
     /// Of `candidates`, those a claim that they do not pass ("the oat milk is
     /// full of lactose") is known to get wrong: they have a word the filter needs,
     /// or they lack a word it excludes that the scene gives something else.
-    pub fn known_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
+    fn known_to_admit(&self, world: &World, candidates: &[String]) -> Vec<String> {
         if !self.checkable {
             return Vec::new();
         }
-        let scene_marks_lacked = world
-            .objects()
-            .iter()
-            .any(|o| self.lacks.iter().any(|w| object_words(o).contains(w)));
+        let scene_marks_lacked = world.objects().iter().any(|o| {
+            let words = object_words(o);
+            self.lacks.iter().any(|w| words.contains(w))
+        });
         candidates
             .iter()
             .filter_map(|name| world.object_named(name).map(|id| world.object(id)))
@@ -241,11 +255,11 @@ pub struct Normalize {
     /// ich Durst hab"): inside a sentence, the clause breaks there as at a comma.
     #[serde(default)]
     pub clause_openers: Vec<String>,
-    /// Words of a change of mind ("rather", "lieber"): a request in a later
-    /// sentence with one takes the place of the one before ("Could you pass
-    /// me the lager? Hmm, no. I'd rather have the tonic.").
+    /// Words of a change of mind ("rather", "lieber", "scratch that"): a request
+    /// in a later sentence with one takes the place of the one before ("Could
+    /// you pass me the lager? Hmm, no. I'd rather have the tonic.").
     #[serde(default)]
-    pub changes_mind: Vec<String>,
+    pub changes_mind: Phrases,
     /// Places off the table ("fridge", "Küche"): a gap over one reads no request
     /// for the table's things ("a beer from the fridge").
     #[serde(default)]
@@ -344,6 +358,13 @@ impl Phrases {
     /// Whether `words` begin with one of the phrases.
     pub fn opens(&self, words: &[String]) -> bool {
         self.0.iter().any(|p| words.starts_with(p))
+    }
+
+    /// Whether one of the phrases occurs anywhere in `words`.
+    pub fn occur_in(&self, words: &[String]) -> bool {
+        self.0
+            .iter()
+            .any(|p| !p.is_empty() && words.windows(p.len()).any(|w| w == p.as_slice()))
     }
 
     /// Whether `word` is one of the phrases of a single word.

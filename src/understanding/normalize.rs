@@ -196,14 +196,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
     let trimmed = finish(&words);
     let mut out: Vec<Words> = [subject, full, trimmed].into_iter().flatten().collect();
     out.dedup();
-    // Phrases of several words too ("scratch that").
-    let plain = plain_words(text);
-    let changes_mind = rules.changes_mind.iter().any(|phrase| {
-        let phrase: Vec<&str> = phrase.split(' ').collect();
-        plain
-            .windows(phrase.len())
-            .any(|w| w.iter().zip(&phrase).all(|(a, b)| a == b))
-    });
+    let changes_mind = rules.changes_mind.occur_in(&plain_words(text));
     for words in &mut out {
         words.changes_mind = changes_mind;
     }

@@ -618,15 +618,11 @@ impl RulesBrain {
             .filters
             .get(s.reading.slots.filter.as_deref()?)?;
         // "The oat milk is full of lactose": a claim that it does not pass.
-        let (wrong, key) = match s.reading.slots.negated {
-            true => (
-                filter.known_to_admit(&self.world, &mention.candidates),
-                "correct.is_filter",
-            ),
-            false => (
-                filter.known_not_to_admit(&self.world, &mention.candidates),
-                "correct.not_filter",
-            ),
+        let negated = s.reading.slots.negated;
+        let wrong = filter.wrongly_claimed(&self.world, &mention.candidates, negated);
+        let key = match negated {
+            true => "correct.is_filter",
+            false => "correct.not_filter",
         };
         if wrong.is_empty() {
             return None;
