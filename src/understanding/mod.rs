@@ -393,14 +393,30 @@ impl Understanding {
                     && best.as_ref().is_some_and(|(_, b)| b.act.is_request())
                     && best_sentence.is_some_and(|s| s < first.sentence || best_part < index)
                     && changes_mind;
+                // "No, better not, I'm up at six. Could I have the almonds instead?":
+                // what a refusal turned down was what the turn asked before.
+                let asked_after_refusing = reading.act.is_request()
+                    && best.as_ref().is_some_and(|(_, b)| b.act == Act::Refuse)
+                    && best_sentence.is_some_and(|s| s < first.sentence);
+                let changed_mind = changed_mind || asked_after_refusing;
                 mind_changing &= !changed_mind;
                 // "I'd love some of that iced tea. Could you send the carafe up?":
                 // the later sentence says how the drink asked for comes.
                 let spelt_out = best
                     .as_ref()
                     .is_some_and(|(_, b)| hands_over_the_drink_asked_for(b, &reading));
+                // "No need to pass Parveen anything, the mead's within her reach": a
+                // refusal between people, read over a gap, leaves the claim read
+                // whole after it for the twin (the robot was asked nothing).
+                let claim_beside_refusal = !context.robot_addressed
+                    && reading.act.is_statement()
+                    && reading.skipped == 0
+                    && best
+                        .as_ref()
+                        .is_some_and(|(_, b)| b.act == Act::Refuse && b.skipped > 0);
                 if changed_mind
                     || spelt_out
+                    || claim_beside_refusal
                     || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b))
                 {
                     best = Some((score, reading));
