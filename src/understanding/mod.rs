@@ -393,9 +393,10 @@ impl Understanding {
                     && best.as_ref().is_some_and(|(_, b)| b.act.is_request())
                     && best_sentence.is_some_and(|s| s < first.sentence || best_part < index)
                     && changes_mind;
-                // "No, better not, I'm up at six. Could I have the almonds instead?":
-                // what a refusal turned down was what the turn asked before.
-                let asked_after_refusing = reading.act.is_request()
+                // "No, better not, I'm up at six. Could I have the almonds instead?",
+                // "Never mind. What's in the brown bottle?": what a refusal turned
+                // down came before; what the turn asks comes after it.
+                let asked_after_refusing = (reading.act.is_request() || reading.act.is_question())
                     && best.as_ref().is_some_and(|(_, b)| b.act == Act::Refuse)
                     && best_sentence.is_some_and(|s| s < first.sentence);
                 let changed_mind = changed_mind || asked_after_refusing;

@@ -390,32 +390,12 @@ impl RulesBrain {
         merged
     }
 
-    /// What one sentence of a fact says about drinks on this table.
+    /// What one sentence of a fact says about drinks on this table. A word of
+    /// aversion holds for its clause and the clauses after it ("I stick to
+    /// lemonade, in the green mug, never tea": the lemonade wanted, the tea
+    /// avoided; "milk makes me ill", "no coffee, tea or milk": all avoided).
     fn preference_of_sentence(&self, fact: &str) -> Preference {
         let grammar = self.understanding.grammar();
-        // In the scene's words, as the sentences read them ("zuckerfreie" -> "sugar free").
-        // With each word, whether its clause says what holds now ("so it's hot
-        // chocolate from now on"): a change of mind names the new drink there.
-        let (words, now): (Vec<String>, Vec<bool>) = fact
-            .to_lowercase()
-            .split([',', ';', ':'])
-            .flat_map(|clause| {
-                let words: Vec<String> = clause
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .flat_map(|w| match grammar.normalize.vocabulary.get(w) {
-                        Some(scene_words) => {
-                            scene_words.split_whitespace().map(str::to_string).collect()
-                        }
-                        None => vec![w.to_string()],
-                    })
-                    .collect();
-                let now = words.iter().any(|w| grammar.memory.now.contains(w));
-                words.into_iter().map(move |w| (w, now))
-            })
-            .unzip();
-        let joined = format!(" {} ", words.join(" "));
-        // As written, too: "can't" is split into "can" and "t" above.
         let memory = &grammar.memory;
         let averse = |said: &[String]| {
             said.iter().enumerate().any(|(at, w)| {
@@ -423,11 +403,35 @@ impl RulesBrain {
                 memory.aversion.contains(w) && !cancelled
             })
         };
-        let negative =
-            averse(&words) || averse(&crate::understanding::normalize::plain_words(fact));
-        let filter = self
-            .understanding
-            .grammar()
+        // In the scene's words, as the sentences read them ("zuckerfreie" -> "sugar free").
+        // With each word, whether its clause says what holds now ("so it's hot
+        // chocolate from now on": a change of mind names the new drink there)
+        // and whether it is said with aversion.
+        let mut words: Vec<String> = Vec::new();
+        let mut now: Vec<bool> = Vec::new();
+        let mut against: Vec<bool> = Vec::new();
+        let mut averse_so_far = false;
+        for clause in fact.to_lowercase().split([',', ';', ':']) {
+            let clause_words: Vec<String> = clause
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .flat_map(|w| match grammar.normalize.vocabulary.get(w) {
+                    Some(scene_words) => {
+                        scene_words.split_whitespace().map(str::to_string).collect()
+                    }
+                    None => vec![w.to_string()],
+                })
+                .collect();
+            // As written, too: "can't" is split into "can" and "t" above.
+            averse_so_far |= averse(&clause_words)
+                || averse(&crate::understanding::normalize::plain_words(clause));
+            let says_now = clause_words.iter().any(|w| memory.now.contains(w));
+            now.extend(std::iter::repeat_n(says_now, clause_words.len()));
+            against.extend(std::iter::repeat_n(averse_so_far, clause_words.len()));
+            words.extend(clause_words);
+        }
+        let joined = format!(" {} ", words.join(" "));
+        let filter = grammar
             .lists
             .get("filter")
             .and_then(|list| {
@@ -438,9 +442,9 @@ impl RulesBrain {
         // Longest names first; a word named as part of one ("ginger beer") names
         // nothing else ("beer"), and several things may be named ("ginger beer,
         // in the blue glass").
-        // ((not said to hold now, added to another, where), what): "coffee with
-        // oat milk" wants the coffee, the oat milk only with it.
-        let mut found: Vec<((bool, bool, usize), String)> = Vec::new();
+        // ((not said to hold now, added to another, where), what, avoided):
+        // "coffee with oat milk" wants the coffee, the oat milk only with it.
+        let mut found: Vec<((bool, bool, usize), String, bool)> = Vec::new();
         let mut named = vec![false; words.len()];
         for n in (1..=3).rev() {
             for at in 0..words.len().saturating_sub(n - 1) {
@@ -451,29 +455,23 @@ impl RulesBrain {
                 if let Some(id) = self.drink_or_thing(&gram) {
                     named[at..at + n].fill(true);
                     let name = self.world.object(id).name.clone();
-                    if !found.iter().any(|(_, n)| *n == name) {
+                    if !found.iter().any(|(_, n, _)| *n == name) {
                         let added = words[at.saturating_sub(4)..at]
                             .iter()
-                            .any(|w| grammar.memory.added_with.contains(w));
-                        found.push(((!now[at], added, at), name));
+                            .any(|w| memory.added_with.contains(w));
+                        found.push(((!now[at], added, at), name, against[at]));
                     }
                 }
             }
         }
-        found.sort_by_key(|(key, _)| *key);
-        let objects: Vec<String> = found.into_iter().map(|(_, name)| name).collect();
-        if negative {
-            Preference {
-                avoided: objects,
-                filter: None,
-                ..Preference::default()
-            }
-        } else {
-            Preference {
-                wanted: objects,
-                filter,
-                ..Preference::default()
-            }
+        found.sort_by_key(|(key, ..)| *key);
+        let (avoided, wanted): (Vec<_>, Vec<_>) = found.into_iter().partition(|(.., a)| *a);
+        let names = |found: Vec<(_, String, bool)>| found.into_iter().map(|(_, n, _)| n).collect();
+        let wanted: Vec<String> = names(wanted);
+        Preference {
+            filter: filter.filter(|_| !against.iter().any(|&a| a)),
+            avoided: names(avoided),
+            wanted,
         }
     }
 
