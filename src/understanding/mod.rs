@@ -1162,7 +1162,9 @@ fn with_memory(
                     ..Slots::default()
                 },
             ),
-            None => return with_memory_reference(phrases, world, turn, named_before, reading),
+            None => {
+                return with_memory_reference(grammar, world, turn, named_before, reading);
+            }
         },
     };
     Reading {
@@ -1180,13 +1182,14 @@ fn with_memory(
 /// usual" / "last time" mark a request (and make one of a bare "my usual");
 /// "pour him one" makes someone's usual ready.
 fn with_memory_reference(
-    phrases: &memory::MemoryPhrases,
+    grammar: &Grammar,
     world: &World,
     turn: &Utterance<'_>,
     named_before: Option<&str>,
     mut reading: Reading,
 ) -> Reading {
-    if let Some(whose) = usual_made_ready(phrases, world, turn, named_before, &reading) {
+    let phrases = &grammar.memory;
+    if let Some(whose) = usual_made_ready(grammar, world, turn, named_before, &reading) {
         reading.act = Act::Give;
         reading.doubt = None;
         reading.slots = Slots::default();
@@ -1264,18 +1267,26 @@ fn asks_memory_about(
 /// Whose usual a request makes ready ("pour him one then"), when nothing on
 /// the table was read as what it wants.
 fn usual_made_ready(
-    phrases: &memory::MemoryPhrases,
+    grammar: &Grammar,
     world: &World,
     turn: &Utterance<'_>,
     named_before: Option<&str>,
     reading: &Reading,
 ) -> Option<String> {
+    // "Pour him his regular": one word for the plain one of a thing, said as
+    // someone's, names no thing of the table.
+    let only_plain = |o: &ObjectMention| {
+        let words: Vec<&str> = o.said.split_whitespace().collect();
+        matches!(words.as_slice(), [whose, word]
+            if grammar.normalize.possessives.contains_key(*whose)
+                && grammar.normalize.plain.iter().any(|p| p == word))
+    };
     let wants_nothing_named = match reading.act {
         Act::Unknown | Act::FollowUp => true,
         Act::Give | Act::Pour => [&reading.slots.object, &reading.slots.source]
             .into_iter()
             .flatten()
-            .all(|o| o.resolved().is_none()),
+            .all(|o| o.resolved().is_none() || only_plain(o)),
         // A question misread around words that name nothing ("have her glass
         // ready" as "have ... ?"); never a claim ("both glasses are still some
         // of the regular coat", heard for "cola", asks for no usual).
@@ -1295,7 +1306,9 @@ fn usual_made_ready(
         .map(|p| p.name.clone())
         .filter(|n| n != turn.speaker && n != turn.listener)
         .collect();
-    phrases.usual_for(world, turn.speaker, turn.text, named_before, &others)
+    grammar
+        .memory
+        .usual_for(world, turn.speaker, turn.text, named_before, &others)
 }
 
 /// "Gieß mir Bier ins große Glas, ach nee, lieber Wein": a drink named after
