@@ -25,6 +25,95 @@ const FILLERS: &[&str] = &[
 /// "It's" as the recogniser writes it before a name.
 const IT_IS: &[&str] = &["it's", "its"];
 
+/// Words after a name with no comma that make the name the subject ("Ottoline
+/// can help herself", "Felix kann die Cola nicht sehen"), unless "you" follows
+/// ("Daniel can you pass ...").
+const SUBJECT_VERBS: &[&str] = &[
+    "can",
+    "can't",
+    "cannot",
+    "could",
+    "couldn't",
+    "will",
+    "won't",
+    "would",
+    "wouldn't",
+    "should",
+    "shouldn't",
+    "is",
+    "isn't",
+    "was",
+    "wasn't",
+    "has",
+    "hasn't",
+    "had",
+    "hadn't",
+    "does",
+    "doesn't",
+    "did",
+    "didn't",
+    "might",
+    "must",
+    "needs",
+    "wants",
+    "just",
+    "always",
+    "never",
+    "really",
+    "still",
+    "already",
+    "only",
+    "kann",
+    "konnte",
+    "könnte",
+    "wird",
+    "würde",
+    "hat",
+    "hatte",
+    "ist",
+    "war",
+    "muss",
+    "sollte",
+    "darf",
+    "braucht",
+    "sitzt",
+    "sieht",
+];
+
+/// Words that follow "you" in a question to the one named ("can you", "kannst du").
+const ADDRESSED: &[&str] = &["you", "u", "ya", "du", "sie", "ihr"];
+
+/// Words after "Name," that show the recogniser wrote "Name's" with a comma
+/// ("Parveen, after a honey dipper", "Marisol, got no chance of ...").
+const AFTER_A_POSSESSIVE: &[&str] = &[
+    "got", "after", "nowhere", "been", "gone", "going", "getting", "having", "holding", "sitting",
+    "busy", "miles", "not", "already", "still", "always", "never", "elbow", "elbows", "hands",
+    "hand", "arm", "arms",
+];
+
+/// Whether the name that opens `rest` (its first `n` words) is what the sentence
+/// is about rather than whom it addresses: "Ottoline can help herself", "Marisol
+/// waves her hands", "Parveen's after ..." (or "Parveen, after ..." as heard).
+fn names_the_subject(rest: &[String], n: usize, comma_after: bool) -> bool {
+    if rest[..n]
+        .last()
+        .is_some_and(|w| w.ends_with("'s") || w.ends_with("’s"))
+    {
+        return true;
+    }
+    let Some(next) = rest.get(n).map(String::as_str) else {
+        return false;
+    };
+    if comma_after {
+        return AFTER_A_POSSESSIVE.contains(&next);
+    }
+    let addressed = rest
+        .get(n + 1)
+        .is_some_and(|w| ADDRESSED.contains(&w.as_str()));
+    let third_person = next.len() > 3 && next.ends_with('s') && !next.ends_with("ss");
+    (SUBJECT_VERBS.contains(&next) || third_person) && !addressed
+}
+
 /// Whether the text opens with a few words set off by a comma ("It's Felix, ...").
 fn set_off(text: &str) -> bool {
     text.split_once(',')
@@ -79,12 +168,18 @@ pub fn vocative<'a>(
         Some((first, after)) if IT_IS.contains(&first.as_str()) && set_off(text) => after,
         _ => rest,
     };
+    // The words before the first comma: is the name set off by it?
+    let before_comma = text.split_once(',').map(|(head, _)| normalise(head).len());
+    let skipped = words.len() - rest.len();
     participants
         .everyone()
         .filter(|p| !p.name.eq_ignore_ascii_case(speaker))
         .find(|p| {
             spoken_forms(p).iter().any(|form| {
-                form.len() <= rest.len() && form.iter().zip(rest).all(|(n, h)| same_word(h, n))
+                let n = form.len();
+                let named = n <= rest.len() && form.iter().zip(rest).all(|(n, h)| same_word(h, n));
+                let comma_after = before_comma == Some(skipped + n);
+                named && !names_the_subject(rest, n, comma_after)
             })
         })
 }
@@ -253,6 +348,33 @@ mod tests {
         // The speaker naming themself, and a name inside a sentence, name no listener.
         assert_eq!(named("It's Felix, could I have the wine?", "Felix"), None);
         assert_eq!(named("It's Felix who has the phone", "Daniel"), None);
+    }
+
+    #[test]
+    fn a_name_the_sentence_is_about_is_no_vocative() {
+        let t = table();
+        let named = |text: &str| vocative(text, "the_robot", &t).map(|p| p.name.clone());
+        for text in [
+            "Felix can help himself to the cola, it's right there.",
+            "Daniel won't see the glass from where he sits.",
+            "Felix waves his hands about when he talks.",
+            "Daniel's after the red glass.",
+            "Felix, got no chance of reaching the cola.",
+            "Daniel, elbow has nearly had the glass over.",
+            "Felix kann die Cola nicht sehen.",
+        ] {
+            assert_eq!(named(text), None, "{text}");
+        }
+        for text in [
+            "Felix, can you pass me the cola?",
+            "Felix can you pass me the cola?",
+            "Daniel, the cola is empty.",
+            "hey Daniel, pass the glass",
+            "Daniel pass me the glass",
+            "Felix, kannst du mir die Cola geben?",
+        ] {
+            assert!(named(text).is_some(), "{text}");
+        }
     }
 
     #[test]
