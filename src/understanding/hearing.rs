@@ -1261,6 +1261,11 @@ fn may_be_a_misheard_verb(
         opens_at(tokens, at, vocabulary, words),
         before_me(tokens, at, words),
     );
+    // A longer discourse word is heard as said ("Sorry, the elderflower ..." is
+    // no "serve"); a short one may be a verb's remains ("and" for "hand").
+    if words.discourse.has_word(word) && word.chars().count() > 3 {
+        return false;
+    }
     if !words.knows(word) {
         return first || before_me;
     }
@@ -1917,6 +1922,8 @@ mod tests {
             "Let me think about the cola first.",
             "That's me in the photo, next to the cola.",
             "Tell me the fanta is not gone.",
+            // A discourse word that sounds like a verb ("serve").
+            "Sorry, the fanta was completely in the way.",
         ] {
             let c = correct("softdrinks", "Felix", "Daniel", text);
             assert_eq!(c.text, text, "{:?}", c.corrections);
