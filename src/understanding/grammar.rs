@@ -342,6 +342,11 @@ pub struct Normalize {
     /// two" for "too"): tried in its place on a turn no sentence read whole.
     #[serde(default)]
     pub homophones: BTreeMap<String, String>,
+    /// Words that follow a sentence's subject ("will", "is", "kann"): the word
+    /// before one is no request's verb misheard ("Iveline won't see ..." is no
+    /// "refill").
+    #[serde(default)]
+    pub subject_verbs: Vec<String>,
 }
 
 /// Phrases of the file, split into words once when it is loaded.

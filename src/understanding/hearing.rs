@@ -888,6 +888,8 @@ struct Words {
     /// Words for a person's side of the table ("side", "end"): what a
     /// mention says of where a thing is, never a thing's name misheard.
     sides: BTreeSet<String>,
+    /// Words that follow a subject ("will", "is"): no verb goes right before them.
+    subject_verbs: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -935,6 +937,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         recipients,
         determiners: grammar.normalize.determiners.iter().cloned().collect(),
         sides: grammar.normalize.sides.iter().cloned().collect(),
+        subject_verbs: grammar.normalize.subject_verbs.iter().cloned().collect(),
         known,
     }
 }
@@ -1264,6 +1267,13 @@ fn may_be_a_misheard_verb(
     // A longer discourse word is heard as said ("Sorry, the elderflower ..." is
     // no "serve"); a short one may be a verb's remains ("and" for "hand").
     if words.discourse.has_word(word) && word.chars().count() > 3 {
+        return false;
+    }
+    // A subject before its verb is no request's verb ("Iveline won't see ...").
+    let before_a_verb = tokens
+        .get(at + 1)
+        .is_some_and(|next| words.subject_verbs.contains(&next.word));
+    if before_a_verb {
         return false;
     }
     if !words.knows(word) {
@@ -1924,6 +1934,8 @@ mod tests {
             "Tell me the fanta is not gone.",
             // A discourse word that sounds like a verb ("serve").
             "Sorry, the fanta was completely in the way.",
+            // A misheard name before its verb ("Felix" as "Iveline") is no verb.
+            "Iveline won't see the cola from where he is, the fanta is blocking it.",
         ] {
             let c = correct("softdrinks", "Felix", "Daniel", text);
             assert_eq!(c.text, text, "{:?}", c.corrections);
