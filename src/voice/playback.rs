@@ -320,7 +320,7 @@ fn open_sink(name: Option<&str>) -> Result<(MixerDeviceSink, String), VoiceError
     let mut sink = DeviceSinkBuilder::from_device(device)
         .map_err(|e| VoiceError::Device(format!("output device {description:?}: {}", chain(&e))))?
         .with_buffer_size(cpal::BufferSize::Fixed(frames))
-        .with_error_callback(|e| tracing::warn!("audio output: {e}"))
+        .with_error_callback(warn_once_each())
         .open_sink_or_fallback()
         .map_err(|e| {
             VoiceError::Device(format!(
@@ -330,6 +330,24 @@ fn open_sink(name: Option<&str>) -> Result<(MixerDeviceSink, String), VoiceError
         })?;
     sink.log_on_drop(false);
     Ok((sink, description))
+}
+
+/// An error callback that logs each distinct stream error once: ALSA repeats
+/// the same one on every period (1650 lines in a second were seen with a
+/// PulseAudio null sink), and one line says it all.
+fn warn_once_each() -> impl FnMut(cpal::Error) + Clone + Send + 'static {
+    /// Distinct errors kept; beyond it they are no longer logged.
+    const KEPT: usize = 16;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    move |e| {
+        let text = e.to_string();
+        let Ok(mut seen) = seen.lock() else {
+            return;
+        };
+        if seen.len() < KEPT && seen.insert(text.clone()) {
+            tracing::warn!("audio output: {text} (logged once)");
+        }
+    }
 }
 
 fn find_output(host: &cpal::Host, want: &str) -> Result<cpal::Device, VoiceError> {

@@ -515,7 +515,7 @@ function show(event) {
       break;
     case "episode_end":
       toolsBox = null;
-      line("episode_end", { reason: event.reason }, `— ${event.reason}, ${event.llm_calls} LLM call${event.llm_calls === 1 ? "" : "s"}`);
+      line("episode_end", { reason: event.reason }, `— ${event.reason}, ${stepsOf(event.llm_calls)}`);
       setStatus("idle");
       refreshMemory(); // the episode may have been remembered
       break;
@@ -703,9 +703,18 @@ function connect() {
   };
 }
 
+// The rules brain asks no LLM: its episode's steps are not LLM calls.
+let brainAsksAnLlm = true;
+
+function stepsOf(calls) {
+  const plural = calls === 1 ? "" : "s";
+  return brainAsksAnLlm ? `${calls} LLM call${plural}` : `${calls} step${plural}, no LLM`;
+}
+
 async function start() {
   try {
     const health = await api("GET", "/health");
+    brainAsksAnLlm = health.brain !== "rules";
     // Show the recent past, not the whole log.
     window.attentive.lastSeq = Math.max(0, (health.next_seq || 1) - 400);
     firstSeq = window.attentive.lastSeq;
