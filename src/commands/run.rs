@@ -43,7 +43,7 @@ pub fn run(args: &RunArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         robot: args.robot.clone(),
     };
     // The terminal sees every event: JSON lines with seq and ts, or readable lines.
-    let printer = Mutex::new(Printer::new(json));
+    let printer = Mutex::new(Printer::new(json, &brain));
     let echo: daemon::bus::Echo = Box::new(move |logged, event| {
         if json {
             println!("{}", logged.line);

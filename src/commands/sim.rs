@@ -26,16 +26,19 @@ use crate::cli::SimArgs;
 pub struct Printer {
     json: bool,
     colour: bool,
+    /// The brain asks an LLM: an episode's steps are LLM calls (the rules brain's are not).
+    asks_an_llm: bool,
 }
 
 impl Printer {
-    /// A printer for stdout.
-    pub fn new(json: bool) -> Self {
+    /// A printer for stdout, for turns taken by `brain`.
+    pub fn new(json: bool, brain: &str) -> Self {
         Self {
             json,
             colour: !json
                 && std::io::stdout().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none(),
+            asks_an_llm: brain != "rules",
         }
     }
 
@@ -110,10 +113,15 @@ impl EventSink for Printer {
             Event::Warning { kind, detail } => {
                 self.paint("33", &format!("  warning ({kind}): {detail}"))
             }
-            Event::EpisodeEnd { reason, llm_calls } => self.paint(
-                "2",
-                &format!("  (turn ended: {reason}, {llm_calls} LLM calls)"),
-            ),
+            Event::EpisodeEnd { reason, llm_calls } => {
+                let plural = if *llm_calls == 1 { "" } else { "s" };
+                let steps = if self.asks_an_llm {
+                    format!("{llm_calls} LLM call{plural}")
+                } else {
+                    format!("{llm_calls} step{plural}, no LLM")
+                };
+                self.paint("2", &format!("  (turn ended: {reason}, {steps})"))
+            }
             Event::Listening { speaker } => self.paint("2", &format!("  (listening to {speaker})")),
             Event::Interrupted { by, kind } => {
                 self.paint("33", &format!("  interrupted ({kind}) by {by}"))
@@ -265,7 +273,7 @@ pub fn run(args: &SimArgs, json: bool, config: Option<&Path>) -> anyhow::Result<
         &twin.world,
         &language,
     )?;
-    let mut printer = Printer::new(json);
+    let mut printer = Printer::new(json, &brain);
     let banner = format!(
         "attentive sim: scene {}, character {}, brain {} ({})",
         twin.world.name,
