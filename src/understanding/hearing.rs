@@ -1260,10 +1260,6 @@ fn may_be_a_misheard_verb(
     question: bool,
 ) -> bool {
     let word = &tokens[at].word;
-    let (first, before_me) = (
-        opens_at(tokens, at, vocabulary, words),
-        before_me(tokens, at, words),
-    );
     // A longer discourse word is heard as said ("Sorry, the elderflower ..." is
     // no "serve"); a short one may be a verb's remains ("and" for "hand").
     if words.discourse.has_word(word) && word.chars().count() > 3 {
@@ -1276,6 +1272,10 @@ fn may_be_a_misheard_verb(
     if before_a_verb {
         return false;
     }
+    let (first, before_me) = (
+        opens_at(tokens, at, vocabulary, words),
+        before_me(tokens, at, words),
+    );
     if !words.knows(word) {
         return first || before_me;
     }

@@ -344,8 +344,9 @@ fn warn_once_each() -> impl FnMut(cpal::Error) + Clone + Send + 'static {
         let Ok(mut seen) = seen.lock() else {
             return;
         };
-        if seen.len() < KEPT && seen.insert(text.clone()) {
+        if seen.len() < KEPT && !seen.contains(&text) {
             tracing::warn!("audio output: {text} (logged once)");
+            seen.insert(text);
         }
     }
 }
