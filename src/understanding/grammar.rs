@@ -313,6 +313,10 @@ pub struct Normalize {
     /// without it the "'s" is a possessive and dropped ("Felix's glass").
     #[serde(default)]
     pub clitic_s: Option<String>,
+    /// What an "'s" stands for by the word after it ("the bottle's just
+    /// water": is; "Tamsin's got the jug": has); elsewhere `clitic_s` decides.
+    #[serde(default)]
+    pub clitic_s_before: BTreeMap<String, String>,
     /// Words that make the thing after them a landmark for another ("behind
     /// the drill", "hinter dem Karton"): not what an unread turn was about.
     #[serde(default)]

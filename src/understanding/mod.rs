@@ -406,15 +406,14 @@ impl Understanding {
                 let spelt_out = best
                     .as_ref()
                     .is_some_and(|(_, b)| hands_over_the_drink_asked_for(b, &reading));
-                // "No need to pass Parveen anything, the mead's within her reach": a
-                // refusal between people, read over a gap, leaves the claim read
-                // whole after it for the twin (the robot was asked nothing).
+                // "No need to pass Parveen anything, the mead's within her reach",
+                // "Leave it, Imelda can just lean over and get the cider herself": a
+                // refusal between people leaves the claim read whole after it for
+                // the twin (the robot was asked nothing).
                 let claim_beside_refusal = !context.robot_addressed
                     && reading.act.is_statement()
                     && reading.skipped == 0
-                    && best
-                        .as_ref()
-                        .is_some_and(|(_, b)| b.act == Act::Refuse && b.skipped > 0);
+                    && best.as_ref().is_some_and(|(_, b)| b.act == Act::Refuse);
                 if changed_mind
                     || spelt_out
                     || claim_beside_refusal

@@ -122,6 +122,13 @@ fn broken_before_clause_openers<'t>(clause_openers: &[String], text: &'t str) ->
     Cow::Owned(out)
 }
 
+/// What an "'s" stands for before `next`: by the word after it, else the language's own.
+fn clitic_s<'a>(rules: &'a Normalize, next: &Option<String>) -> Option<&'a String> {
+    next.as_ref()
+        .and_then(|n| rules.clitic_s_before.get(n))
+        .or(rules.clitic_s.as_ref())
+}
+
 /// A number a recogniser wrote with a leading zero ("cola 01"): said digit by digit.
 fn leading_zero_digits(word: &str) -> bool {
     word.len() > 1 && word.starts_with('0') && word.chars().all(|c| c.is_ascii_digit())
@@ -145,6 +152,9 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         }
         let plain = plain_words(chunk);
         let last = plain.len().saturating_sub(1);
+        let next_words: Vec<Option<String>> = (0..plain.len())
+            .map(|at| plain.get(at + 1).cloned())
+            .collect();
         for (at, word) in plain.into_iter().enumerate() {
             let inside = at > 0 && at < last;
             let contracted = match rules.inside_a_clause.get(&word) {
@@ -154,8 +164,8 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
             let spelt = match contracted {
                 Some(full) => plain_words(full),
                 None if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
-                None => match (word.strip_suffix("'s"), &rules.clitic_s) {
-                    (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.clone()],
+                None => match (word.strip_suffix("'s"), clitic_s(rules, &next_words[at])) {
+                    (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.to_string()],
                     (stem, _) => vec![stem.unwrap_or(&word).replace('\'', "")],
                 },
             };
@@ -445,6 +455,26 @@ mod tests {
         let words = read.first().and_then(|v| v.last()).map(|w| w.text());
         assert_eq!(words.as_deref(), Some("schieb es mir zu"));
         assert_eq!(one("Pass Felix's glass", "x").join(" "), "pass felix glass");
+    }
+
+    #[test]
+    fn an_apostrophe_s_before_a_verb_word_is_that_verb() {
+        let english = Normalize {
+            clitic_s_before: [("just", "is"), ("got", "has")]
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .into(),
+            ..rules()
+        };
+        let read = |text| {
+            let read = sentences(&english, text, &[]);
+            read.first()
+                .and_then(|v| v.last())
+                .map(|w| w.text())
+                .unwrap_or_default()
+        };
+        assert_eq!(read("The bottle's just water"), "the bottle is just water");
+        assert_eq!(read("Tamsin's got the jug"), "tamsin has got the jug");
+        assert_eq!(read("Tamsin's jug"), "tamsin jug");
     }
 
     #[test]
