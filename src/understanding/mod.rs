@@ -551,6 +551,12 @@ impl Understanding {
             reading.doubt = None;
         }
         let reading = match reading.act {
+            // "Go on, which team did I end up with?": a bare go-ahead before a
+            // question of its own urges the question; it takes up no request.
+            Act::FollowUp if urges_a_question(grammar, &reading) => Reading {
+                doubt: reading.doubt.clone(),
+                ..Reading::unknown(reading.heard)
+            },
             Act::FollowUp => {
                 let request = before.followed_up_by(world, &reading);
                 follow_up(world, reading, request, &context, grammar, false)
@@ -1022,6 +1028,26 @@ fn follow_up(
         doubt: reading.doubt,
         skipped: reading.skipped,
     }
+}
+
+/// Whether a follow-up names nothing of its own and another part of the turn,
+/// left unread, opens with a question word.
+fn urges_a_question(grammar: &Grammar, reading: &Reading) -> bool {
+    let Some(Doubt::UnreadPart { part }) = &reading.doubt else {
+        return false;
+    };
+    let words: Vec<String> = part.split(' ').map(str::to_string).collect();
+    let asks = grammar
+        .normalize
+        .question_words
+        .0
+        .iter()
+        .any(|phrase| words.starts_with(phrase))
+        || words
+            .first()
+            .is_some_and(|w| grammar.memory.question_opens.contains(w));
+    let slots = &reading.slots;
+    asks && slots.things().next().is_none() && slots.recipient.is_none()
 }
 
 /// A follow-up naming a thing that cannot take the last request's act: that thing, handed over.
