@@ -499,6 +499,9 @@ impl Understanding {
                 .copied()
                 .collect();
             drink_asked_into_ones_cup(world, grammar, reading, &owned);
+            if let Some(sentence) = ones_own_cup_for_the_same(world, reading, &owned) {
+                sentences[sentence].1 = true;
+            }
             source_elsewhere(world, reading, &elsewhere);
             // "Ins blaue, ach nee, ... In mein rotes natürlich.": put right, the last one.
             if let Some((sentence, target)) = target_elsewhere(world, reading, &elsewhere, repaired)
@@ -1048,6 +1051,47 @@ fn urges_a_question(grammar: &Grammar, reading: &Reading) -> bool {
             .is_some_and(|w| grammar.memory.question_opens.contains(w));
     let slots = &reading.slots;
     asks && slots.things().next().is_none() && slots.recipient.is_none()
+}
+
+/// "Same for me, please. I've got the straight glass.": a pour whose cup was only
+/// referred to ("same") goes into the one cup another sentence says is one's own
+/// (that sentence, read through it, is returned).
+fn ones_own_cup_for_the_same(
+    world: &World,
+    reading: &mut Reading,
+    owned: &[&(usize, String)],
+) -> Option<usize> {
+    // A bare "same" is read as a thing given, and becomes a pour's cup after a pour.
+    let slot = match reading.act {
+        Act::Pour | Act::PourSame | Act::FollowUp => &mut reading.slots.target,
+        Act::Give => &mut reading.slots.object,
+        _ => return None,
+    };
+    let vessel = |name: &str| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).kind.drinking_vessel)
+    };
+    let referred_cup = slot
+        .as_ref()
+        .is_some_and(|t| t.referred && t.resolved().is_some_and(vessel));
+    if !referred_cup {
+        return None;
+    }
+    let cups: Vec<&(usize, String)> = owned
+        .iter()
+        .copied()
+        .filter(|(_, name)| {
+            world
+                .object_named(name)
+                .is_some_and(|id| world.object(id).receives_a_drink())
+        })
+        .collect();
+    let [(sentence, cup)] = cups.as_slice() else {
+        return None;
+    };
+    *slot = Some(ObjectMention::only(cup.clone(), cup));
+    Some(*sentence)
 }
 
 /// A follow-up naming a thing that cannot take the last request's act: that thing, handed over.
