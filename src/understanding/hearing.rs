@@ -280,7 +280,10 @@ impl Understanding {
             // the listener is what the second hearing got right.
             let names_someone =
                 q.1 && q == quality && names_someone_instead(turn.text, text, &vocabulary);
-            if q.1 && (q > quality || names_someone) {
+            // Read only by naming what the table lacks ("plenty of milk, luck, and
+            // oat milk" for "..., look, ..."): a second hearing is no better for it.
+            let names_the_lacking = q.4 .0 > 0;
+            if q.1 && !names_the_lacking && (q > quality || names_someone) {
                 let (heard, read_as) = differing_words(turn.text, text);
                 corrected
                     .corrections
@@ -1449,6 +1452,16 @@ mod tests {
         );
         assert_eq!(c.text, "Why don't Skeleton's Dream Wine?");
         assert_eq!(c.alternative, None);
+    }
+
+    #[test]
+    fn a_second_hearing_read_only_by_naming_what_the_table_lacks_is_not_taken() {
+        let c = correct_among(
+            "coffee",
+            "There's plenty the milk, look, and oat milk too.",
+            "There's plenty of milk, luck, and oat milk too.",
+        );
+        assert_eq!(c.alternative, None, "{c:?}");
     }
 
     #[test]

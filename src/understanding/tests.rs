@@ -758,7 +758,11 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
     let urged = in_dialogue(
         "softdrinks",
         &[give],
-        ("Daniel", "Felix", "Go on, which one did you pick in the end?"),
+        (
+            "Daniel",
+            "Felix",
+            "Go on, which one did you pick in the end?",
+        ),
     );
     assert_eq!(urged.act, Act::Unknown);
     let taken_up = in_dialogue("softdrinks", &[give], ("Daniel", "Felix", "Go on then."));
