@@ -280,9 +280,11 @@ impl Understanding {
             // the listener is what the second hearing got right.
             let names_someone =
                 q.1 && q == quality && names_someone_instead(turn.text, text, &vocabulary);
-            // Read only by naming what the table lacks ("plenty of milk, luck, and
-            // oat milk" for "..., look, ..."): a second hearing is no better for it.
-            let names_the_lacking = q.4 .0 > 0;
+            // Read by naming what the table lacks in words the first hearing did
+            // not have ("plenty of milk, luck, and oat milk" for "..., look, ..."):
+            // no better for it.
+            let names_the_lacking =
+                q.4 .0 > 0 && self.names_new_lacking_words(world, earlier, turn, &corrected.text);
             if q.1 && !names_the_lacking && (q > quality || names_someone) {
                 let (heard, read_as) = differing_words(turn.text, text);
                 corrected
@@ -293,6 +295,30 @@ impl Understanding {
             }
         }
         best
+    }
+
+    /// Whether `text`, read for `turn`, names something the table lacks with a
+    /// word the first hearing (`turn.text`) does not have.
+    fn names_new_lacking_words(
+        &self,
+        world: &World,
+        earlier: &[Utterance<'_>],
+        turn: &Utterance<'_>,
+        text: &str,
+    ) -> bool {
+        let reading = self.read_in_dialogue(world, earlier, &Utterance { text, ..*turn });
+        let first: Vec<String> = tokens(turn.text).into_iter().map(|t| t.word).collect();
+        let s = &reading.slots;
+        let lacking: Vec<String> = s
+            .things()
+            .filter(|o| o.candidates.is_empty())
+            .map(|o| o.said.clone())
+            .chain(s.unknown_items.iter().cloned())
+            .collect();
+        lacking
+            .iter()
+            .flat_map(|said| tokens(said))
+            .any(|t| !first.contains(&t.word))
     }
 
     /// The corrected text and how well the stage reads it.

@@ -1034,7 +1034,8 @@ fn follow_up(
 }
 
 /// Whether a follow-up names nothing of its own and another part of the turn,
-/// left unread, opens with a question word.
+/// left unread for a word neither the sentences nor the table know, opens with
+/// a question word: a question about something else, which the go-ahead urges.
 fn urges_a_question(grammar: &Grammar, reading: &Reading) -> bool {
     let Some(Doubt::UnreadPart { part }) = &reading.doubt else {
         return false;

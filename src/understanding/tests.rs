@@ -753,16 +753,12 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
         ("Daniel", "the_robot", "me too, in the blue one"),
     );
     assert_eq!(alone.act, Act::Unknown);
-    // A go-ahead before a question of its own urges the question.
+    // A go-ahead before a question about something else urges the question.
     let give = ("Felix", "Daniel", "Daniel, could you pass me the fanta?");
     let urged = in_dialogue(
         "softdrinks",
         &[give],
-        (
-            "Daniel",
-            "Felix",
-            "Go on, which one did you pick in the end?",
-        ),
+        ("Daniel", "Felix", "Go on, which team did you end up with?"),
     );
     assert_eq!(urged.act, Act::Unknown);
     let taken_up = in_dialogue("softdrinks", &[give], ("Daniel", "Felix", "Go on then."));
