@@ -1041,12 +1041,7 @@ fn urges_a_question(grammar: &Grammar, reading: &Reading) -> bool {
         return false;
     };
     let words: Vec<String> = part.split(' ').map(str::to_string).collect();
-    let asks = grammar
-        .normalize
-        .question_words
-        .0
-        .iter()
-        .any(|phrase| words.starts_with(phrase))
+    let asks = grammar.normalize.question_words.opens(&words)
         || words
             .first()
             .is_some_and(|w| grammar.memory.question_opens.contains(w));

@@ -123,9 +123,8 @@ fn broken_before_clause_openers<'t>(clause_openers: &[String], text: &'t str) ->
 }
 
 /// What an "'s" stands for before `next`: by the word after it, else the language's own.
-fn clitic_s<'a>(rules: &'a Normalize, next: &Option<String>) -> Option<&'a String> {
-    next.as_ref()
-        .and_then(|n| rules.clitic_s_before.get(n))
+fn clitic_s<'a>(rules: &'a Normalize, next: Option<&String>) -> Option<&'a String> {
+    next.and_then(|n| rules.clitic_s_before.get(n))
         .or(rules.clitic_s.as_ref())
 }
 
@@ -152,10 +151,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         }
         let plain = plain_words(chunk);
         let last = plain.len().saturating_sub(1);
-        let next_words: Vec<Option<String>> = (0..plain.len())
-            .map(|at| plain.get(at + 1).cloned())
-            .collect();
-        for (at, word) in plain.into_iter().enumerate() {
+        for (at, word) in plain.iter().cloned().enumerate() {
             let inside = at > 0 && at < last;
             let contracted = match rules.inside_a_clause.get(&word) {
                 Some(full) if inside => Some(full),
@@ -164,7 +160,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
             let spelt = match contracted {
                 Some(full) => plain_words(full),
                 None if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
-                None => match (word.strip_suffix("'s"), clitic_s(rules, &next_words[at])) {
+                None => match (word.strip_suffix("'s"), clitic_s(rules, plain.get(at + 1))) {
                     (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.to_string()],
                     (stem, _) => vec![stem.unwrap_or(&word).replace('\'', "")],
                 },
