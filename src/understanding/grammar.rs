@@ -219,6 +219,10 @@ pub struct Normalize {
     /// take the repaired thing's word ("the blue glass, no, the red glass").
     #[serde(default)]
     pub repair_pro_forms: Vec<String>,
+    /// Words for what a thing holds, said in the thing's place after its own
+    /// words ("the purple *stuff* by the robot": the purple bottle's).
+    #[serde(default)]
+    pub contents_words: Vec<String>,
     /// Words that follow a thing's word ("die Cola *ohne* Zucker"): a repair
     /// with one right after its determiner ("nicht die normale Cola, die ohne
     /// Zucker") takes the repaired thing's word before it.

@@ -449,7 +449,8 @@ impl<'a, 'w> Filler<'a, 'w> {
             }
         }
         if let [head @ .., last] = rest {
-            if (last == "one" || last == "ones") && !head.is_empty() {
+            let stands_in = last == "one" || last == "ones" || rules.contents_words.contains(last);
+            if stands_in && !head.is_empty() {
                 rest = head;
             }
         }
@@ -467,6 +468,9 @@ impl<'a, 'w> Filler<'a, 'w> {
         {
             return None;
         }
+        let joined =
+            grounding::compounds_joined(rest.to_vec(), |w| self.lexicon.as_written(w).is_some());
+        let rest = joined.as_slice();
         let known: Vec<Option<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
         // One word the table does not know is left out ("the regular milk", "the orange soda").
         let unknown = known.iter().filter(|k| k.is_none()).count();
@@ -1392,6 +1396,10 @@ impl SlotFiller for Filler<'_, '_> {
         };
         self.cache.insert(key, value.clone());
         value
+    }
+
+    fn grounded(&self, value: &SlotValue) -> bool {
+        !matches!(value, SlotValue::Object(m) if m.candidates.is_empty())
     }
 
     /// A person bound by a template to a pronoun's role ("können Sie …":

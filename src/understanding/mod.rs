@@ -382,8 +382,15 @@ impl Understanding {
                 let repair_goes_on = parts[index + 1..]
                     .iter()
                     .any(|p| p.first().is_some_and(|w| w.sentence == first.sentence));
+                // "In deiner kleinen Tasse ist ja bloß Hafermilch. Wo ist denn dein
+                // Kaffee geblieben?": between people, a question to the other keeps
+                // the claim before it for the twin (one of reach asks for the thing).
+                let question_after_a_claim = !context.robot_addressed
+                    && reading.act.is_question()
+                    && reading.act != Act::AskAbility;
                 let kept = best.as_ref().is_some_and(|(_, b)| {
-                    (!whole && whole_claim(b) && reading.act.is_statement())
+                    (question_after_a_claim && b.skipped == 0 && b.act.is_statement())
+                        || (!whole && whole_claim(b) && reading.act.is_statement())
                         || (editing_term
                             && (changed_mind_before || turn_changes_mind || repair_goes_on)
                             && b.act.is_request())

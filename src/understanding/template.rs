@@ -274,6 +274,12 @@ pub trait SlotFiller {
     fn bound(&mut self, _name: &str, _value: &str) -> Option<Self::Value> {
         None
     }
+    /// Whether a filled value names something at the table: a shorter span
+    /// that does is tried before a longer one that does not ("the red torch
+    /// | round to her side", not "the red torch round").
+    fn grounded(&self, _value: &Self::Value) -> bool {
+        true
+    }
 }
 
 /// A successful match: filled slots in order, and the words skipped by gaps.
@@ -379,19 +385,40 @@ impl<F: SlotFiller> Search<'_, '_, F> {
             }
             Element::Slot(name) => {
                 let most = self.filler.max_span(name).min(self.words.len() - at);
-                (1..=most).rev().any(|len| {
+                let mut ungrounded = Vec::new();
+                for len in (1..=most).rev() {
                     let Some(value) = self.filler.fill(name, at, at + len) else {
-                        return false;
+                        continue;
                     };
-                    self.slots.push((name.clone(), value));
-                    let ok = self.run(stack.clone(), at + len);
-                    if !ok {
-                        self.slots.pop();
+                    if !self.filler.grounded(&value) {
+                        ungrounded.push((len, value));
+                    } else if self.take_slot(name, value, &stack, at + len) {
+                        return true;
                     }
-                    ok
-                })
+                }
+                ungrounded
+                    .into_iter()
+                    .any(|(len, value)| self.take_slot(name, value, &stack, at + len))
             }
         }
+    }
+}
+
+impl<F: SlotFiller> Search<'_, '_, F> {
+    /// Goes on with slot `name` filled by `value` up to word `next`.
+    fn take_slot(
+        &mut self,
+        name: &str,
+        value: F::Value,
+        stack: &[&[Element]],
+        next: usize,
+    ) -> bool {
+        self.slots.push((name.to_string(), value));
+        let ok = self.run(stack.to_vec(), next);
+        if !ok {
+            self.slots.pop();
+        }
+        ok
     }
 }
 

@@ -6,7 +6,7 @@ use super::facts::{bare, drinks, listing, Hindrance, Listed};
 use super::{call, Calls, RulesBrain, Situation};
 use crate::language::capitalised;
 use crate::twin::whereabouts::{self, Whereabouts};
-use crate::understanding::{Act, ObjectMention};
+use crate::understanding::{Act, ObjectMention, PersonMention};
 
 /// Whether the busy listener holds only what the question is about ("Is
 /// there water?" to the one holding the carafe): their hands do not keep
@@ -1009,19 +1009,33 @@ fn is_a_tail(s: &Situation<'_>, robot: &str) -> bool {
 
 impl RulesBrain {
     /// "Wenjing, can I get at the jasmine tea?": asked of another person, a
-    /// question whether the speaker reaches a thing asks that person for it.
+    /// question whether the speaker reaches a thing asks that person for it;
+    /// so does one whether the listener reaches it ("Morven, can you stretch
+    /// to the whisky?"), for the speaker.
     fn asked_for_by_reach(&self, s: &Situation<'_>) -> Calls {
         let slots = &s.reading.slots;
-        let asker = slots.person.as_ref().and_then(|p| p.name.clone());
-        if s.receiver.is_none() || asker.is_none() || asker != s.sender {
+        let asked = slots.person.as_ref().and_then(|p| p.name.clone());
+        if s.receiver.is_none() || asked.is_none() {
             return None;
         }
+        // "Can I reach the jug?" asks for it for the sender; "Morven, can you
+        // stretch to the whisky?" asks the listener to pass it to the sender.
+        let recipient = if asked == s.sender {
+            slots.person.clone()
+        } else if asked == s.receiver {
+            s.sender.clone().map(|name| PersonMention {
+                said: "me".into(),
+                name: Some(name),
+            })
+        } else {
+            return None;
+        };
         if slots.ability.as_deref() != Some("reach") {
             return None;
         }
         let mut reading = s.reading.clone();
         reading.act = Act::Give;
-        reading.slots.recipient = slots.person.clone();
+        reading.slots.recipient = recipient;
         let asked = Situation {
             reading,
             receiver: s.receiver.clone(),
