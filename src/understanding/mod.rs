@@ -785,7 +785,13 @@ fn gaps_mislead(
     if let (true, Some(&(0, skipped))) = (act.is_request(), gaps.first()) {
         let rules = &grammar.normalize;
         let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
-        if noun || rules.question_words.opens(&words.words) {
+        // "Warte, ich mach's auf": the speaker says what they do themselves.
+        let by_the_speaker = skipped > 0 && {
+            let subject = &words.words[skipped - 1];
+            rules.subject_pronouns.contains(subject)
+                && rules.pronouns.get(subject).is_some_and(|r| r == "speaker")
+        };
+        if noun || by_the_speaker || rules.question_words.opens(&words.words) {
             return true;
         }
     }
