@@ -813,6 +813,19 @@ mod tests {
     }
 
     #[test]
+    fn an_opening_with_a_comma_of_its_own_still_opens_the_fact() {
+        let phrases = MemoryPhrases {
+            remember_whole: [("going forward just".to_string(), "my usual is".to_string())].into(),
+            ..MemoryPhrases::default()
+        };
+        let said = "My dentist had words with me. Going forward, just water for me.";
+        assert_eq!(
+            phrases.fact_said_whole(said).as_deref(),
+            Some("my usual is water for me")
+        );
+    }
+
+    #[test]
     fn a_sentence_that_only_greets_is_no_part_of_the_fact() {
         let phrases = MemoryPhrases {
             greetings: vec!["hello".into(), "again".into()],

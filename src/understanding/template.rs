@@ -503,6 +503,35 @@ mod tests {
         assert!(!may_match(&needs, &words("pass me the cola")));
     }
 
+    /// Fills any span with its length; only two-word spans name a thing at the table.
+    struct TwoWordThings;
+    impl SlotFiller for TwoWordThings {
+        type Value = usize;
+        fn fill(&mut self, _name: &str, from: usize, to: usize) -> Option<usize> {
+            Some(to - from)
+        }
+        fn max_span(&self, _name: &str) -> usize {
+            4
+        }
+        fn grounded(&self, value: &usize) -> bool {
+            *value == 2
+        }
+    }
+
+    #[test]
+    fn a_slot_takes_a_shorter_span_the_table_has_before_a_longer_one_it_lacks() {
+        let t = compiled("take {object} [round] to me");
+        let taken = |s: &str| {
+            matches(&t, &words(s), &mut TwoWordThings)
+                .map(|m| m.slots[0].1)
+                .expect("matches")
+        };
+        // "red torch" is there, "red torch round" is not: the optional word stays outside.
+        assert_eq!(taken("take red torch round to me"), 2);
+        // Nothing shorter is there: the longest span still fills the slot.
+        assert_eq!(taken("take big red torch round to me"), 4);
+    }
+
     #[test]
     fn bad_templates_say_why() {
         let rules = BTreeMap::from([("loop".to_string(), "a <loop>".to_string())]);

@@ -2673,3 +2673,77 @@ fn scratch_that_before_a_new_request_takes_the_request_back_and_forgets_nothing(
         )],
     );
 }
+
+#[test]
+fn a_slot_takes_the_shorter_span_the_table_has_before_words_it_lacks() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>the_robot: Take the red glass round to Daniel's side, please.",
+                "give object=red_glass recipient=Daniel",
+            ),
+            (
+                "Felix>the_robot: Could you move the fanta well clear of Daniel?",
+                "move_away object=fanta_bottle person=Daniel",
+            ),
+            (
+                "Felix>the_robot: Shift the cola so he can't knock it over.",
+                "move_away object=cola_bottle person=Daniel",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_compound_written_apart_names_the_thing() {
+    check(
+        "coffee",
+        &[(
+            "Felix>Daniel: could you fling me the smart phone",
+            "give object=smartphone recipient=Felix",
+        )],
+    );
+}
+
+#[test]
+fn a_question_between_people_keeps_the_claim_before_it() {
+    check(
+        "coffee",
+        &[(
+            "Felix>Daniel: The milk's all gone. Where did you put the big cup?",
+            "state_absent object=milk_bottle",
+        )],
+    );
+}
+
+#[test]
+fn german_pours_with_the_cup_first_or_the_drink_after_voll() {
+    check_with(
+        &german(),
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: Machst du mir die große Tasse voll Kaffee?",
+                "pour source=coffee_pot target=large_cup recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: In die kleine Tasse hätte ich gern einen Kaffee.",
+                "pour source=coffee_pot target=small_cup recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: Mir bitte nur einen Kaffee in die kleine Tasse.",
+                "pour source=coffee_pot target=small_cup recipient=Felix",
+            ),
+        ],
+    );
+    // What the speaker does is no request: "ich mach's auf".
+    check_with(
+        &german(),
+        "softdrinks",
+        &[(
+            "Daniel>Felix: Moment, ich mach die Cola gleich auf.",
+            "unknown",
+        )],
+    );
+}
