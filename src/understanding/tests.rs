@@ -2747,3 +2747,20 @@ fn german_pours_with_the_cup_first_or_the_drink_after_voll() {
         )],
     );
 }
+
+#[test]
+fn an_ability_question_with_its_condition_said_first_or_last() {
+    check(
+        "softdrinks",
+        &[
+            (
+                "Felix>the_robot: If Daniel stretched, could he get to the fanta?",
+                "ask_ability object=fanta_bottle person=Daniel ability=reach",
+            ),
+            (
+                "Felix>the_robot: Could Daniel reach the fanta if he leaned right across?",
+                "ask_ability object=fanta_bottle person=Daniel ability=reach",
+            ),
+        ],
+    );
+}

@@ -450,6 +450,29 @@ impl RulesBrain {
         Some(self.say(s, text))
     }
 
+    /// "Robot, we have beer?": a claim of one thing said to the robot as a
+    /// question (its voice rose; the recogniser wrote "?") asks whether it is there.
+    pub(super) fn inventory_asked(&self, s: &Situation<'_>) -> Calls {
+        let slots = &s.reading.slots;
+        let asked = s.robot_addressed
+            && s.dialogue.turn.text.trim_end().ends_with('?')
+            && slots.items.len() == 1
+            && slots.unknown_items.is_empty()
+            && !slots.only;
+        if !asked {
+            return self.inventory_claim(s);
+        }
+        let mut reading = s.reading.clone();
+        reading.act = Act::AskHave;
+        reading.slots.object = reading.slots.items.pop();
+        self.have(&Situation {
+            reading,
+            receiver: s.receiver.clone(),
+            sender: s.sender.clone(),
+            ..*s
+        })
+    }
+
     /// "We only have fanta." — corrected when the table has more, or less.
     pub(super) fn inventory_claim(&self, s: &Situation<'_>) -> Calls {
         let listed = match self.listed(s) {

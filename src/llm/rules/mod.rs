@@ -218,7 +218,7 @@ impl RulesBrain {
             Act::AskAbility => self.ability(s),
             Act::AskContents => self.contents(s),
             Act::AskCount => self.count_question(s),
-            Act::StateInventory => self.inventory_claim(s),
+            Act::StateInventory => self.inventory_asked(s),
             Act::StateAbsent => self.absence_claim(s),
             Act::StateContents => self.contents_claim(s),
             Act::StateCount => self.count_claim(s),
