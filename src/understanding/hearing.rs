@@ -1113,7 +1113,10 @@ fn candidates(
         if let Some(same) = words.homophones.get(first).filter(|_| doubt.unread) {
             out.push(Candidate::one_word(at, same.clone(), HOMOPHONE_RANK, true));
         }
-        if doubt.unread && mangled_at_an_edge(tokens, at, unknown, vocabulary, words) {
+        // (Also a word of a mention that grounds to nothing: "and the blue glass
+        // tube" after a request reads as its follow-up, the glass not found.)
+        if (doubt.unread || in_doubt) && mangled_at_an_edge(tokens, at, unknown, vocabulary, words)
+        {
             out.push(Candidate::one_word(
                 at,
                 String::new(),
@@ -2106,6 +2109,22 @@ mod tests {
         // Not after other words: "amazing" is no mangled "too".
         let heard = "at the red line look amazing.";
         assert_eq!(correct("dinner", "Felix", "Daniel", heard).text, heard);
+    }
+
+    #[test]
+    fn a_strange_last_word_of_a_follow_up_is_left_out() {
+        let (stage, world) = english_on("softdrinks");
+        let turn = |text| Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text,
+        };
+        let asked = [
+            turn("Oh nice. Man I could really go for a Coke right now."),
+            turn("Daniel, could you grab it for me?"),
+        ];
+        let c = stage.correct_hearing(&world, &asked, &turn("and the blue glass tube."));
+        assert_eq!(c.text, "and the blue glass .", "{:?}", c.corrections);
     }
 
     #[test]
