@@ -7,6 +7,7 @@
 //! cola bottle, not the cola zero bottle); a tie is ambiguous and returns the
 //! candidates. Misspelt words are corrected to the nearest known word first.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::{ObjectId, PersonId, World};
@@ -253,28 +254,37 @@ fn corrected_words<T>(entries: &[Entry<T>], query: &str) -> Vec<String> {
         let c = correct(w, &vocabulary);
         vocabulary.iter().any(|v| **v == c) && w.starts_with(c.as_str())
     };
-    compounds_joined(words(query), spelt)
-        .into_iter()
-        .map(|w| correct(&w, &vocabulary))
+    compounds_joined(&words(query), spelt)
+        .iter()
+        .map(|w| correct(w, &vocabulary))
         .collect()
 }
 
 /// A compound written apart ("oat cakes", "ear plugs": how recognisers and
 /// people spell it) as the one word `known` knows, where the first part
 /// alone is no word it knows.
-pub fn compounds_joined(words: Vec<String>, known: impl Fn(&str) -> bool) -> Vec<String> {
+/// Borrowed as given where nothing joins (the common case, on the matcher's path).
+pub fn compounds_joined(words: &[String], known: impl Fn(&str) -> bool) -> Cow<'_, [String]> {
+    let joins_next = |at: usize| {
+        words
+            .get(at + 1)
+            .is_some_and(|next| !known(&words[at]) && known(&format!("{}{next}", words[at])))
+    };
+    if !(0..words.len()).any(joins_next) {
+        return Cow::Borrowed(words);
+    }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
-    let mut rest = words.into_iter().peekable();
-    while let Some(word) = rest.next() {
-        match rest.peek().map(|next| format!("{word}{next}")) {
-            Some(joined) if !known(&word) && known(&joined) => {
-                rest.next();
-                out.push(joined);
-            }
-            _ => out.push(word),
+    let mut at = 0;
+    while at < words.len() {
+        if joins_next(at) {
+            out.push(format!("{}{}", words[at], words[at + 1]));
+            at += 2;
+        } else {
+            out.push(words[at].clone());
+            at += 1;
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Corrects a word to a known one: plural forms, then near misses (one or two edits).
@@ -478,7 +488,7 @@ mod tests {
         assert_eq!(name(&world, object(&world, "oat milk")), "oat_milk_bottle");
         // Never a near miss joined: "the cup" is no word of the table.
         let apart = vec!["the".to_string(), "cup".to_string()];
-        assert_eq!(compounds_joined(apart.clone(), |w| w == "teacup"), apart);
+        assert_eq!(*compounds_joined(&apart, |w| w == "teacup"), apart[..]);
     }
 
     #[test]

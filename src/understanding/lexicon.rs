@@ -468,9 +468,8 @@ impl<'a, 'w> Filler<'a, 'w> {
         {
             return None;
         }
-        let joined =
-            grounding::compounds_joined(rest.to_vec(), |w| self.lexicon.as_written(w).is_some());
-        let rest = joined.as_slice();
+        let joined = grounding::compounds_joined(rest, |w| self.lexicon.as_written(w).is_some());
+        let rest = &*joined;
         let known: Vec<Option<String>> = rest.iter().map(|w| self.lexicon.known(w)).collect();
         // One word the table does not know is left out ("the regular milk", "the orange soda").
         let unknown = known.iter().filter(|k| k.is_none()).count();

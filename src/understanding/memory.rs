@@ -228,10 +228,10 @@ impl MemoryPhrases {
         // A clause too: "I'm driving tomorrow, so from now on make mine cranberry juice";
         // and a sentence whose opening has a comma of its own: "Going forward, just water for me."
         let sentences = said.split(['.', '!', '?', ';']);
-        let parts = sentences.flat_map(|s| {
+        let mut parts = sentences.flat_map(|s| {
             std::iter::once(s.replace(',', " ")).chain(s.split(',').map(str::to_string))
         });
-        parts.into_iter().find_map(|sentence| {
+        parts.find_map(|sentence| {
             let plain = super::normalize::plain_words(&sentence);
             let lead = self
                 .remember_leads

@@ -402,9 +402,7 @@ impl<F: SlotFiller> Search<'_, '_, F> {
             }
         }
     }
-}
 
-impl<F: SlotFiller> Search<'_, '_, F> {
     /// Goes on with slot `name` filled by `value` up to word `next`.
     fn take_slot(
         &mut self,
