@@ -192,6 +192,10 @@ pub struct Normalize {
     /// two phrases that start alike, the second takes the first one's place.
     #[serde(default)]
     pub repairs: Phrases,
+    /// Words for the speaker's own one ("mine", "my glass"): before a thing
+    /// that says which ("mine's got the fox on it"), it still names the thing alone.
+    #[serde(default)]
+    pub own_one: Phrases,
     /// Negations that go with the phrase a self-repair replaces ("nicht das
     /// Bier, ich mein das Wasser").
     #[serde(default)]
@@ -508,8 +512,7 @@ impl Grammar {
     /// {recipient}") starts with a slot: no verb of its own before the thing.
     pub fn begins_with_a_slot(&self, matched: &str) -> bool {
         let text = matched.split_once(": ").map_or(matched, |(_, text)| text);
-        // "I meant the spotty mug": an editing term before the thing still names it alone.
-        let editing_term = |alternative: &Vec<Element>| {
+        let words_of = |alternative: &Vec<Element>| -> Option<Vec<String>> {
             let words: Option<Vec<String>> = alternative
                 .iter()
                 .map(|e| match e {
@@ -517,18 +520,29 @@ impl Grammar {
                     _ => None,
                 })
                 .collect();
-            words.is_some_and(|w| !w.is_empty() && self.normalize.repairs.has(&w))
+            words.filter(|w| !w.is_empty())
         };
-        self.sentences.iter().any(|s| {
-            let rest = match s.elements.split_first() {
+        let all_in = |alternatives: &[Vec<Element>], phrases: &Phrases| {
+            alternatives
+                .iter()
+                .all(|a| words_of(a).is_some_and(|w| phrases.has(&w)))
+        };
+        self.sentences.iter().filter(|s| s.text == text).any(|s| {
+            match s.elements.split_first() {
+                // "I meant the spotty mug": an editing term before the thing still names it alone.
                 Some((Element::Choice(alternatives), rest))
-                    if alternatives.iter().all(editing_term) =>
+                    if all_in(alternatives, &self.normalize.repairs) =>
                 {
-                    rest
+                    matches!(rest.first(), Some(Element::Slot(_)))
                 }
-                _ => &s.elements[..],
-            };
-            s.text == text && matches!(rest.first(), Some(Element::Slot(_)))
+                // So does the speaker's own one, whatever tells it apart ("mine's got the fox on it").
+                Some((Element::Choice(alternatives), rest))
+                    if all_in(alternatives, &self.normalize.own_one) =>
+                {
+                    rest.iter().any(|e| matches!(e, Element::Slot(_)))
+                }
+                first => matches!(first, Some((Element::Slot(_), _))),
+            }
         })
     }
 
