@@ -572,6 +572,13 @@ impl Grammar {
         })
     }
 
+    /// Whether `word` is a verb of a request's rule ("hol", "pour").
+    pub fn is_verb_word(&self, word: &str) -> bool {
+        self.rule_words
+            .iter()
+            .any(|(name, rule)| name.ends_with("_verb") && rule.contains(word))
+    }
+
     /// The shipped sentences under `<data root>/prompts/understanding.toml`.
     pub fn shipped() -> Result<Self, GrammarError> {
         Self::load(&crate::paths::data_root().join("prompts/understanding.toml"))

@@ -773,6 +773,21 @@ fn gaps_mislead(
     if act == Act::Refuse && gaps.iter().any(|g| breaks_in(g).next().is_some()) {
         return true;
     }
+    // "Das Handy hol ich nachher ab": the speaker right after the verb is its
+    // subject, so the speaker does it; no request puts "I" after its verb.
+    let speaker_subject = |w: &String| {
+        let rules = &grammar.normalize;
+        rules.subject_pronouns.contains(w) && rules.pronouns.get(w).is_some_and(|r| r == "speaker")
+    };
+    let inverted = |&(from, len): &(usize, usize)| {
+        len > 0
+            && from > 0
+            && speaker_subject(&words.words[from])
+            && grammar.is_verb_word(&words.words[from - 1])
+    };
+    if act.is_request() && gaps.iter().any(inverted) {
+        return true;
+    }
     let ends_a_clause = |(i, w): (usize, &String)| {
         grammar.normalize.repair_negations.contains(w) && is_break(i + 1)
     };
