@@ -448,8 +448,16 @@ impl Understanding {
                     sentences[first.sentence].1 = true;
                     continue;
                 }
-                // "See the little glass by Ana? Fill that one ...": the one just named.
-                context.referent = Some(named.clone());
+                // "See the little glass by Ana? Fill that one ...": the one just named;
+                // a sentence with clauses leaves that to them, in their order ("pass it
+                // this way, before it's all in boxes": "it" is no box).
+                let has_clauses = parts
+                    .get(index + 1)
+                    .and_then(|v| v.first())
+                    .is_some_and(|w| w.sentence == first.sentence);
+                if !(whole && has_clauses) {
+                    context.referent = Some(named.clone());
+                }
                 if as_written {
                     last_named = Some(named.clone());
                 }
