@@ -781,12 +781,13 @@ fn gaps_mislead(
     if act == Act::Refuse && gaps.iter().any(|g| breaks_in(g).next().is_some()) {
         return true;
     }
-    // "Das Handy hol ich nachher ab": the speaker right after the verb is its
-    // subject, so the speaker does it; no request puts "I" after its verb.
+    // The speaker as a verb's subject ("ich"): the speaker does it themselves.
     let speaker_subject = |w: &String| {
         let rules = &grammar.normalize;
         rules.subject_pronouns.contains(w) && rules.pronouns.get(w).is_some_and(|r| r == "speaker")
     };
+    // "Das Handy hol ich nachher ab": the speaker right after the verb; no
+    // request puts "I" after its verb.
     let inverted = |&(from, len): &(usize, usize)| {
         len > 0
             && from > 0
@@ -809,11 +810,7 @@ fn gaps_mislead(
         let rules = &grammar.normalize;
         let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
         // "Warte, ich mach's auf": the speaker says what they do themselves.
-        let by_the_speaker = skipped > 0 && {
-            let subject = &words.words[skipped - 1];
-            rules.subject_pronouns.contains(subject)
-                && rules.pronouns.get(subject).is_some_and(|r| r == "speaker")
-        };
+        let by_the_speaker = skipped > 0 && speaker_subject(&words.words[skipped - 1]);
         if noun || by_the_speaker || rules.question_words.opens(&words.words) {
             return true;
         }
