@@ -1055,7 +1055,7 @@ fn candidates(
         let in_doubt = doubt.words.contains(first) && !words.sides.contains(first);
         let needed = if in_doubt || (doubt.no_act && unknown && named_here) {
             DOUBTFUL_WORD_SIMILARITY
-        } else if (doubt.unread && unknown) || doubt.left_out.contains(first) {
+        } else if ((doubt.unread || doubt.gapped) && unknown) || doubt.left_out.contains(first) {
             UNREAD_WORD_SIMILARITY
         } else {
             // No table word here: only a verb may be ("has me" → pass me).
@@ -1091,9 +1091,14 @@ fn candidates(
             };
             // On a tie the first target wins (`max_by` keeps the last): a word
             // before a phrase ("classes": glass, not cola zero).
+            // A target the span already holds word for word only drops the span's
+            // other words ("o milk" is no "milk" where the table has oat milk);
+            // leaving a word out is a candidate of its own.
+            let holds = |t: &Target| len > 1 && contains_words(&heard, &t.word);
             let alike = targets
                 .iter()
                 .rev()
+                .filter(|t| !holds(t))
                 .map(|t| {
                     let (s, plural) = alike_as_said_or_plural(&heard, t);
                     (t, s, plural)
@@ -1138,12 +1143,22 @@ fn candidates(
             && stem.is_none()
             && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
         {
+            // "can you ham you the water": "you" asked to give to "you" is "me" misheard.
+            let you_to_you = tokens.get(at + 1).is_some_and(|t| t.word == "you")
+                && tokens[..at].iter().any(|t| t.word == "you");
             out.extend(
                 verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
                     .map(|(target, similarity)| Candidate {
                         verb: true,
-                        ..Candidate::one_word(at, target, similarity, !unknown)
+                        ..if you_to_you && !target.ends_with(" me") {
+                            Candidate {
+                                len: 2,
+                                ..Candidate::one_word(at, format!("{target} me"), similarity, true)
+                            }
+                        } else {
+                            Candidate::one_word(at, target, similarity, !unknown)
+                        }
                     }),
             );
         }
@@ -1175,6 +1190,13 @@ fn run_together_with_a_name(
         .filter(|(_, _, s)| *s >= DOUBTFUL_WORD_SIMILARITY)
         .max_by(|a, b| a.2.total_cmp(&b.2))
         .map(|(word, t, s)| Candidate::one_word(at, format!("{word} {}", t.spoken), s, true))
+}
+
+/// Whether `words` holds `part` as whole words ("o milk" holds "milk").
+fn contains_words(words: &str, part: &str) -> bool {
+    let words: Vec<&str> = words.split(' ').collect();
+    let part: Vec<&str> = part.split(' ').collect();
+    words.windows(part.len()).any(|w| w == part.as_slice())
 }
 
 /// How alike `heard` sounds to target `t`, and the plural ending to put after
@@ -1376,11 +1398,16 @@ fn verbs_like(heard: &str, words: &Words, first: bool) -> Vec<(String, f32)> {
             _ => whole,
         }
     };
+    // A verb run together with "me" after it ("hammy" for "hand me").
+    let with_me = |verb: &str| (format!("{verb} me"), alike_to(&format!("{verb}me")));
     let mut alike: Vec<(String, f32)> = words
         .verbs
         .iter()
         .filter(|w| w.len() >= 3 && w.as_str() != heard)
-        .map(|w| (w.clone(), alike_to(w)))
+        .flat_map(|w| {
+            let run_together = (heard.chars().count() >= 4).then(|| with_me(w));
+            std::iter::once((w.clone(), alike_to(w))).chain(run_together)
+        })
         .filter(|(_, s)| *s >= VERB_SIMILARITY)
         .collect();
     alike.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -1740,6 +1767,27 @@ mod tests {
             c.text, "There are no cups left, they're all in the dishwasher.",
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_name_heard_in_a_gap_of_a_loose_reading_is_put_right() {
+        // "fill the red glass with fan to" reads as a gapped pour into the glass,
+        // the drink skipped: the words the gap skipped are in doubt.
+        let c = correct(
+            "softdrinks",
+            "Felix",
+            "the_robot",
+            "Fill the red glass with fan to please.",
+        );
+        assert_eq!(c.text, "Fill the red glass with fanta please.", "{c:?}");
+    }
+
+    #[test]
+    fn a_span_that_holds_a_table_word_is_no_way_to_drop_its_other_words() {
+        // "o milk" is oat milk half heard, not the milk with a word dropped.
+        let c = correct("coffee", "Daniel", "the_robot", "Do we have o milk?");
+        assert_eq!(c.corrections.len(), 1, "{c:?}");
+        assert!(c.corrections[0].read_as.starts_with("oat"), "{c:?}");
     }
 
     #[test]

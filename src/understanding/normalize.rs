@@ -273,11 +273,13 @@ fn trim_commas(words: &mut Vec<String>) {
     }
 }
 
-/// Drops the listener's name at either end ("Daniel, ...", "..., robot"), not
-/// after a preposition ("pass it to Daniel").
+/// Drops the listener's name at either end ("Daniel, ...", "..., robot") or
+/// set off by commas inside ("me too, robot, in the big cup"), not after a
+/// preposition ("pass it to Daniel").
 fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
     trim_commas(words);
     for name in vocatives.iter().filter(|n| !n.is_empty()) {
+        drop_inside_commas(words, name);
         if content_len(words) > name.len() && words.starts_with(name) {
             words.drain(..name.len());
             trim_commas(words);
@@ -290,6 +292,16 @@ fn trim_vocatives(words: &mut Vec<String>, vocatives: &[Vec<String>]) {
             words.truncate(n - name.len());
             trim_commas(words);
         }
+    }
+}
+
+/// Drops `name` wherever it stands alone between two commas, with one of them.
+fn drop_inside_commas(words: &mut Vec<String>, name: &[String]) {
+    let n = name.len();
+    while let Some(at) = (1..words.len().saturating_sub(n))
+        .find(|&at| words[at - 1] == COMMA && words[at..at + n] == *name && words[at + n] == COMMA)
+    {
+        words.drain(at..=at + n);
     }
 }
 
@@ -481,6 +493,19 @@ mod tests {
         );
         assert_eq!(one("pass it Daniel", "Daniel").join(" "), "pass it");
         assert_eq!(one("Daniel", "Daniel").join(" "), "daniel");
+    }
+
+    #[test]
+    fn a_name_set_off_by_commas_inside_is_a_vocative() {
+        assert_eq!(
+            one("me too, robot, in the big cup", "robot").join(" "),
+            "me too , in the big cup"
+        );
+        // Not a name that is part of what is said.
+        assert_eq!(
+            one("pour robot, the cola", "robot").join(" "),
+            "pour robot , the cola"
+        );
     }
 
     #[test]
