@@ -499,12 +499,12 @@ mod tests {
     fn a_name_set_off_by_commas_inside_is_a_vocative() {
         assert_eq!(
             one("me too, robot, in the big cup", "robot").join(" "),
-            "me too , in the big cup"
+            "me too in the big cup"
         );
         // Not a name that is part of what is said.
         assert_eq!(
             one("pour robot, the cola", "robot").join(" "),
-            "pour robot , the cola"
+            "pour robot the cola"
         );
     }
 
