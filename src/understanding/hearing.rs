@@ -128,6 +128,10 @@ struct Target {
     thing: bool,
     /// The target is a person's name.
     person: bool,
+    /// A word that only ever stands before another in the table's names
+    /// ("large" of "large cup"): alone it names nothing ("set an alarm" is no
+    /// "set an large").
+    modifier: bool,
 }
 
 impl Understanding {
@@ -919,6 +923,8 @@ struct Words {
     sides: BTreeSet<String>,
     /// Words that follow a subject ("will", "is"): no verb goes right before them.
     subject_verbs: BTreeSet<String>,
+    /// Words that stand for a thing after what tells it apart ("the large one").
+    ones: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -967,6 +973,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         determiners: grammar.normalize.determiners.iter().cloned().collect(),
         sides: grammar.normalize.sides.iter().cloned().collect(),
         subject_verbs: grammar.normalize.subject_verbs.iter().cloned().collect(),
+        ones: grammar.normalize.repair_pro_forms.iter().cloned().collect(),
         known,
     }
 }
@@ -976,6 +983,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
 fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
     // "free" of "sugar-free" names nothing on its own.
     let fragments = fragments(world);
+    let modifiers = modifiers(world);
     let mut out: Vec<Target> = vocabulary
         .iter()
         .filter(|v| !fragments.contains(&v.word))
@@ -984,6 +992,7 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
             word: v.word.clone(),
             thing: v.role == WordRole::Thing,
             person: v.role == WordRole::Name,
+            modifier: modifiers.contains(&v.word),
         })
         .collect();
     let mut phrases = BTreeSet::new();
@@ -1002,9 +1011,31 @@ fn targets(vocabulary: &[TableWord], world: &World) -> Vec<Target> {
                 word: p,
                 thing: true,
                 person: false,
+                modifier: false,
             }),
     );
     out
+}
+
+/// Words that stand only before another word in the table's names, contents
+/// and kinds' words ("large" of `large_cup`), never last or alone.
+fn modifiers(world: &World) -> BTreeSet<String> {
+    let mut before = BTreeSet::new();
+    let mut last = BTreeSet::new();
+    for object in world.objects() {
+        let names = std::iter::once(object.name.replace('_', " "))
+            .chain(object.contains.iter().cloned())
+            .chain(object.kind.words.iter().cloned())
+            .chain(std::iter::once(object.kind.name.replace('_', " ")));
+        for name in names {
+            let words: Vec<String> = name.to_lowercase().split(' ').map(str::to_string).collect();
+            if let Some((final_word, others)) = words.split_last() {
+                last.insert(final_word.clone());
+                before.extend(others.iter().cloned());
+            }
+        }
+    }
+    before.difference(&last).cloned().collect()
 }
 
 /// Words of the table that stand only inside a hyphenated word ("sugar-free").
@@ -1095,10 +1126,13 @@ fn candidates(
             // other words ("o milk" is no "milk" where the table has oat milk);
             // leaving a word out is a candidate of its own.
             let holds = |t: &Target| len > 1 && contains_words(&heard, &t.word);
+            let names_what_follows = tokens
+                .get(at + len)
+                .is_some_and(|n| of_the_table(&n.word, vocabulary) || words.ones.contains(&n.word));
             let alike = targets
                 .iter()
                 .rev()
-                .filter(|t| !holds(t))
+                .filter(|t| !holds(t) && (!t.modifier || names_what_follows))
                 .map(|t| {
                     let (s, plural) = alike_as_said_or_plural(&heard, t);
                     (t, s, plural)
@@ -1780,6 +1814,22 @@ mod tests {
             "Fill the red glass with fan to please.",
         );
         assert_eq!(c.text, "Fill the red glass with fanta please.", "{c:?}");
+    }
+
+    #[test]
+    fn a_word_that_only_stands_before_another_in_names_needs_that_other() {
+        // "large" of "large cup" alone names nothing: "set an alarm" stays.
+        let heard = "Has to be my phone. I need to set an alarm for the meeting.";
+        let c = correct("coffee", "Felix", "Daniel", heard);
+        assert_eq!(c.text, heard, "{c:?}");
+        // Before what it tells apart it may: "the lodge cup" is the large cup.
+        let c = correct(
+            "coffee",
+            "Felix",
+            "the_robot",
+            "Fill the lodge cup with coffee.",
+        );
+        assert_eq!(c.text, "Fill the large cup with coffee.", "{c:?}");
     }
 
     #[test]

@@ -809,8 +809,14 @@ fn gaps_mislead(
     if let (true, Some(&(0, skipped))) = (act.is_request(), gaps.first()) {
         let rules = &grammar.normalize;
         let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
-        // "Warte, ich mach's auf": the speaker says what they do themselves.
-        let by_the_speaker = skipped > 0 && speaker_subject(&words.words[skipped - 1]);
+        // "Warte, ich mach's auf", "I'm going to pour everyone some wine": the
+        // speaker says what they do themselves (the last subject before the verb).
+        let listener = |w: &String| rules.pronouns.get(w).is_some_and(|r| r == "listener");
+        let last_subject = words.words[..skipped]
+            .iter()
+            .rev()
+            .find(|w| rules.subject_pronouns.contains(*w) || listener(w));
+        let by_the_speaker = last_subject.is_some_and(speaker_subject);
         if noun || by_the_speaker || rules.question_words.opens(&words.words) {
             return true;
         }
