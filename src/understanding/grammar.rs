@@ -350,6 +350,11 @@ pub struct Normalize {
     /// it over"; at a request's verb place also the bare verb, "passed the beer").
     #[serde(default)]
     pub fused: BTreeMap<String, String>,
+    /// Words a recogniser may run together with the verb before them ("hammy"
+    /// for "hand me"); the first also stands for the listener's pronoun heard
+    /// where a request's recipient goes after "can you" ("can you ham you").
+    #[serde(default)]
+    pub run_together: Vec<String>,
     /// Words a recogniser writes for another that sounds the same ("the cola zero
     /// two" for "too"): tried in its place on a turn no sentence read whole.
     #[serde(default)]

@@ -925,6 +925,10 @@ struct Words {
     subject_verbs: BTreeSet<String>,
     /// Words that stand for a thing after what tells it apart ("the large one").
     ones: BTreeSet<String>,
+    /// Words a verb may be heard run together with ("hammy" for "hand me").
+    run_together: Vec<String>,
+    /// Pronouns for the listener ("you").
+    listener: BTreeSet<String>,
     known: BTreeSet<String>,
 }
 
@@ -974,6 +978,11 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         sides: grammar.normalize.sides.iter().cloned().collect(),
         subject_verbs: grammar.normalize.subject_verbs.iter().cloned().collect(),
         ones: grammar.normalize.repair_pro_forms.iter().cloned().collect(),
+        run_together: grammar.normalize.run_together.clone(),
+        listener: (grammar.normalize.pronouns.iter())
+            .filter(|(_, whom)| *whom == "listener")
+            .map(|(word, _)| word.clone())
+            .collect(),
         known,
     }
 }
@@ -1120,8 +1129,6 @@ fn candidates(
                     f32::INFINITY
                 }
             };
-            // On a tie the first target wins (`max_by` keeps the last): a word
-            // before a phrase ("classes": glass, not cola zero).
             // A target the span already holds word for word only drops the span's
             // other words ("o milk" is no "milk" where the table has oat milk);
             // leaving a word out is a candidate of its own.
@@ -1129,6 +1136,8 @@ fn candidates(
             let names_what_follows = tokens
                 .get(at + len)
                 .is_some_and(|n| of_the_table(&n.word, vocabulary) || words.ones.contains(&n.word));
+            // On a tie the first target wins (`max_by` keeps the last): a word
+            // before a phrase ("classes": glass, not cola zero).
             let alike = targets
                 .iter()
                 .rev()
@@ -1177,21 +1186,31 @@ fn candidates(
             && stem.is_none()
             && may_be_a_misheard_verb(tokens, at, vocabulary, words, doubt.question)
         {
-            // "can you ham you the water": "you" asked to give to "you" is "me" misheard.
-            let you_to_you = tokens.get(at + 1).is_some_and(|t| t.word == "you")
-                && tokens[..at].iter().any(|t| t.word == "you");
+            // "can you ham you the water": the listener asked to give to the
+            // listener is the speaker's pronoun misheard ("hand me").
+            let to_the_listener = |t: &Token| words.listener.contains(&t.word);
+            let me_for_you = (words.run_together.first())
+                .filter(|_| tokens.get(at + 1).is_some_and(to_the_listener))
+                .filter(|_| tokens[..at].iter().any(to_the_listener));
             out.extend(
                 verbs_like(first, words, opens_at(tokens, at, vocabulary, words))
                     .into_iter()
-                    .map(|(target, similarity)| Candidate {
-                        verb: true,
-                        ..if you_to_you && !target.ends_with(" me") {
-                            Candidate {
+                    .map(|(verb, similarity)| {
+                        let candidate = match me_for_you {
+                            Some(me) if !verb.run_together => Candidate {
                                 len: 2,
-                                ..Candidate::one_word(at, format!("{target} me"), similarity, true)
-                            }
-                        } else {
-                            Candidate::one_word(at, target, similarity, !unknown)
+                                ..Candidate::one_word(
+                                    at,
+                                    format!("{} {me}", verb.target),
+                                    similarity,
+                                    true,
+                                )
+                            },
+                            _ => Candidate::one_word(at, verb.target, similarity, !unknown),
+                        };
+                        Candidate {
+                            verb: true,
+                            ..candidate
                         }
                     }),
             );
@@ -1422,7 +1441,7 @@ fn before_me(tokens: &[Token], at: usize, words: &Words) -> bool {
 /// The sentences' verbs that `heard` sounds most like, when alike enough;
 /// heard `first` in its utterance, the verb's first sound may have been
 /// lost ("ask" for pass) or changed.
-fn verbs_like(heard: &str, words: &Words, first: bool) -> Vec<(String, f32)> {
+fn verbs_like(heard: &str, words: &Words, first: bool) -> Vec<(VerbHeard, f32)> {
     let alike_to = |verb: &str| {
         let whole = similarity(heard, verb);
         match verb.char_indices().nth(1) {
@@ -1432,21 +1451,44 @@ fn verbs_like(heard: &str, words: &Words, first: bool) -> Vec<(String, f32)> {
             _ => whole,
         }
     };
-    // A verb run together with "me" after it ("hammy" for "hand me").
-    let with_me = |verb: &str| (format!("{verb} me"), alike_to(&format!("{verb}me")));
-    let mut alike: Vec<(String, f32)> = words
+    // A verb run together with a word after it ("hammy" for "hand me").
+    let run_together = |verb: &str| -> Vec<(VerbHeard, f32)> {
+        let after = words
+            .run_together
+            .iter()
+            .filter(|_| heard.chars().count() >= 4);
+        after
+            .map(|w| {
+                let said = VerbHeard {
+                    target: format!("{verb} {w}"),
+                    run_together: true,
+                };
+                (said, alike_to(&format!("{verb}{w}")))
+            })
+            .collect()
+    };
+    let mut alike: Vec<(VerbHeard, f32)> = words
         .verbs
         .iter()
         .filter(|w| w.len() >= 3 && w.as_str() != heard)
         .flat_map(|w| {
-            let run_together = (heard.chars().count() >= 4).then(|| with_me(w));
-            std::iter::once((w.clone(), alike_to(w))).chain(run_together)
+            let alone = VerbHeard {
+                target: w.clone(),
+                run_together: false,
+            };
+            std::iter::once((alone, alike_to(w))).chain(run_together(w))
         })
         .filter(|(_, s)| *s >= VERB_SIMILARITY)
         .collect();
     alike.sort_by(|a, b| b.1.total_cmp(&a.1));
     alike.truncate(VERBS_PER_WORD);
     alike
+}
+
+/// A verb a heard word may be, and whether a word after it was run together with it.
+struct VerbHeard {
+    target: String,
+    run_together: bool,
 }
 
 /// A name as people write it (`Daniel`), other words in lower case.
