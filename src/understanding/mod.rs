@@ -692,8 +692,10 @@ impl Understanding {
                     }
                 }
             }
-            // Nothing is poured into itself: "the teapot's got tea in it" is no pour.
-            if pours_into_itself(&slots) {
+            // Nothing is poured into itself: "the teapot's got tea in it" is no pour;
+            // a lone pronoun asks for nothing ("Und Sie, Roboter, können Sie
+            // schwimmen?": its "Sie" is the listener, never the glass before).
+            if pours_into_itself(&slots) || lone_pronoun_request(words, sentence.act, &slots) {
                 continue;
             }
             // A reading about something the table lacks ranks below one about what is there.
@@ -754,6 +756,11 @@ impl Understanding {
         }
         best
     }
+}
+
+/// Whether a request was read from a clause that is one pronoun alone.
+fn lone_pronoun_request(words: &normalize::Words, act: Act, slots: &Slots) -> bool {
+    act.is_request() && words.words.len() == 1 && slots.object.as_ref().is_some_and(|o| o.referred)
 }
 
 /// Whether a match's gaps (`*`) skipped what the words mean:
@@ -1386,7 +1393,9 @@ fn usual_made_ready(
                 && grammar.normalize.plain.iter().any(|p| p == word))
     };
     let wants_nothing_named = match reading.act {
-        Act::Unknown | Act::FollowUp => true,
+        Act::Unknown => true,
+        // "Do me one in the wine glass as well": the request before, into a cup named.
+        Act::FollowUp => reading.slots.target.is_none(),
         Act::Give | Act::Pour => [&reading.slots.object, &reading.slots.source]
             .into_iter()
             .flatten()
