@@ -580,7 +580,8 @@ impl Judge<'_> {
         let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
         // A gap can make a request of any words: then what it asks for must be at the table.
         let grounded_if_gapped = read_closely(&reading) || lacking(&reading) == 0;
-        let sensible = !pours_from_what_holds_nothing(self.world, &reading);
+        let sensible = !pours_from_what_holds_nothing(self.world, &reading)
+            && !claims_what_is_lacking(self.heard, &reading);
         (!invents_a_request && whole_if_known && grounded_if_gapped && sensible)
             .then(|| quality(&reading))
     }
@@ -593,8 +594,10 @@ impl Judge<'_> {
     /// The same for a verb and a thing replaced together: a template without gaps reads the turn.
     fn pair(&self, trial: &[Candidate]) -> Option<Quality> {
         let reading = (self.read)(trial);
-        (read_closely(&reading) && !pours_from_what_holds_nothing(self.world, &reading))
-            .then(|| quality(&reading))
+        (read_closely(&reading)
+            && !pours_from_what_holds_nothing(self.world, &reading)
+            && !claims_what_is_lacking(self.heard, &reading))
+        .then(|| quality(&reading))
     }
 }
 
@@ -797,6 +800,13 @@ fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
     reading.act == Act::Pour
         && !source.candidates.is_empty()
         && !source.candidates.iter().any(holds)
+}
+
+/// A claim made of words that were no claim as heard, naming something the
+/// table lacks ("there are two, a wine glass and a big wine", "two" read as
+/// "too"): the claim the robot would correct was never said.
+fn claims_what_is_lacking(heard: &Reading, reading: &Reading) -> bool {
+    reading.act.is_statement() && !heard.act.is_statement() && lacking(reading) > 0
 }
 
 /// How well a turn was read: a known act first, then read whole, then mentions
@@ -2280,6 +2290,14 @@ mod tests {
         let heard = "Felix, I'd love some fan, could you pour it into the red glass?";
         let c = correct("softdrinks", "Daniel", "Felix", heard);
         assert!(!c.text.contains("phone"), "{}", c.text);
+    }
+
+    #[test]
+    fn no_correction_makes_a_claim_about_what_the_table_lacks() {
+        // "two" as "too" had made a list of what is there, "a big wine" among it.
+        let heard = "There are two, a wine glass and a big wine.";
+        let c = correct("dinner", "Felix", "Daniel", heard);
+        assert!(c.corrections.is_empty(), "{c:?}");
     }
 
     #[test]

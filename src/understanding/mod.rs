@@ -677,6 +677,10 @@ impl Understanding {
                 continue;
             };
             let mut slots = slots_of(found.slots, sentence.act, context);
+            // "There's no big wine here", never "no a big wine".
+            for item in &mut slots.unknown_items {
+                *item = without_determiner(grammar, item);
+            }
             // "You've got the big cup": the cup at their place is said to be the big one.
             if sentence.act == Act::StateWhich && slots.object.is_none() {
                 slots.object = slots.person.as_ref().zip(slots.target.as_ref()).and_then(
@@ -695,7 +699,9 @@ impl Understanding {
             // Nothing is poured into itself: "the teapot's got tea in it" is no pour;
             // a lone pronoun asks for nothing ("Und Sie, Roboter, können Sie
             // schwimmen?": its "Sie" is the listener, never the glass before).
-            if pours_into_itself(&slots) || lone_pronoun_request(words, sentence.act, &slots) {
+            if pours_into_itself(&slots)
+                || lone_pronoun_request(grammar, words, sentence.act, &slots)
+            {
                 continue;
             }
             // A reading about something the table lacks ranks below one about what is there.
@@ -758,9 +764,30 @@ impl Understanding {
     }
 }
 
-/// Whether a request was read from a clause that is one pronoun alone.
-fn lone_pronoun_request(words: &normalize::Words, act: Act, slots: &Slots) -> bool {
-    act.is_request() && words.words.len() == 1 && slots.object.as_ref().is_some_and(|o| o.referred)
+/// Words said for a thing without the determiner they open with ("a big wine").
+fn without_determiner(grammar: &Grammar, said: &str) -> String {
+    match said.split_once(' ') {
+        Some((first, rest)) if grammar.normalize.determiners.iter().any(|d| d == first) => {
+            rest.to_string()
+        }
+        _ => said.to_string(),
+    }
+}
+
+/// Whether a request was read from a clause that is one pronoun alone, after
+/// any joining words ("und Sie").
+fn lone_pronoun_request(
+    grammar: &Grammar,
+    words: &normalize::Words,
+    act: Act,
+    slots: &Slots,
+) -> bool {
+    let joining = &grammar.normalize.conjunctions;
+    let mut said = words.words.iter().skip_while(|w| joining.contains(w));
+    (act.is_request() || act == Act::FollowUp)
+        && said.next().is_some()
+        && said.next().is_none()
+        && slots.object.as_ref().is_some_and(|o| o.referred)
 }
 
 /// Whether a match's gaps (`*`) skipped what the words mean:

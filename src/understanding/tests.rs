@@ -2764,3 +2764,37 @@ fn an_ability_question_with_its_condition_said_first_or_last() {
         ],
     );
 }
+
+#[test]
+fn a_lone_pronoun_after_a_request_asks_for_nothing() {
+    // "Und Sie, Roboter, ...": the formal "Sie" is the robot, never the glass handed before.
+    let (world, stage) = (scene::load("dinner").expect("scene"), german());
+    let said = |text| Utterance {
+        speaker: "Felix",
+        listener: "the_robot",
+        text,
+    };
+    let earlier = [said("Roboter, gib mir bitte das Weinglas.")];
+    let turn = said("Und Sie, Roboter, können Sie eigentlich schwimmen?");
+    let reading = stage.read_in_dialogue(&world, &earlier, &turn);
+    assert!(!reading.act.is_request(), "{}", reading.matched);
+}
+
+#[test]
+fn a_thing_the_table_lacks_is_named_without_its_article() {
+    let world = scene::load("dinner").expect("scene");
+    let reading = stage().read(
+        &world,
+        &Utterance {
+            speaker: "Felix",
+            listener: "Daniel",
+            text: "There is the wine and a champagne.",
+        },
+    );
+    assert_eq!(
+        reading.slots.unknown_items,
+        ["champagne"],
+        "{}",
+        reading.matched
+    );
+}

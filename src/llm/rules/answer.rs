@@ -486,7 +486,11 @@ impl RulesBrain {
                 .find_map(|c| listed.iter().find(|l| &l.name == c)?.contains.clone())
         };
         let said: Vec<String> = slots.items.iter().filter_map(liquid_of).collect();
-        let complete = slots.only || slots.items.len() + slots.unknown_items.len() >= 2;
+        // A list naming one thing twice ("milk, pot and milk", misheard) is no
+        // careful count of what there is.
+        let names_twice = (1..said.len()).any(|i| said[..i].contains(&said[i]));
+        let complete =
+            !names_twice && (slots.only || slots.items.len() + slots.unknown_items.len() >= 2);
         let missing: Vec<String> = drinks(&listed)
             .into_iter()
             .filter(|d| !said.contains(d))
