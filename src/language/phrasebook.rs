@@ -73,6 +73,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("answer.which_one", &["choices"]),
     ("answer.unknown_object", &["thing", "things"]),
     ("answer.right", &[]),
+    ("answer.right_holds", &["parts"]),
     // Statements the twin contradicts.
     ("correct.interrupt", &["corrections"]),
     ("correct.no_such", &["things"]),

@@ -235,6 +235,11 @@ pub struct Normalize {
     /// Words that join the things of a list ("cola and fanta", "cola or fanta").
     #[serde(default)]
     pub conjunctions: Vec<String>,
+    /// Sentences that leave out the kind an earlier sentence of the turn named
+    /// ("Are there enough cups? How many are there?"): the kind goes where `_`
+    /// stands, `#` is any one word ("there is only # _ left").
+    #[serde(default)]
+    pub kind_left_out: Vec<String>,
     /// Words an object phrase never contains (they belong to the sentence).
     #[serde(default)]
     pub not_in_objects: Vec<String>,
@@ -364,6 +369,10 @@ pub struct Normalize {
     /// "refill").
     #[serde(default)]
     pub subject_verbs: Vec<String>,
+    /// Words never taken for a request's verb misheard: they say what someone
+    /// wants or offers ("Want some oat milk?" is no "hand some oat milk").
+    #[serde(default)]
+    pub heard_as_said: Vec<String>,
 }
 
 /// Phrases of the file, split into words once when it is loaded.

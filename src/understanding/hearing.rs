@@ -65,6 +65,11 @@ pub struct Correction {
     /// The table's word put in their place.
     #[serde(rename = "as")]
     pub read_as: String,
+    /// A thing of the table guessed from words that sound only a little like
+    /// it ("baton" for the carton): good enough to answer the robot, not to
+    /// step into talk between people.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub far: bool,
 }
 
 /// A corrected text and its replacements (none: the text as heard).
@@ -291,9 +296,14 @@ impl Understanding {
                 q.4 .0 > 0 && self.names_new_lacking_words(world, earlier, turn, &corrected.text);
             if q.1 && !names_the_lacking && (q > quality || names_someone) {
                 let (heard, read_as) = differing_words(turn.text, text);
-                corrected
-                    .corrections
-                    .insert(0, Correction { heard, read_as });
+                corrected.corrections.insert(
+                    0,
+                    Correction {
+                        heard,
+                        read_as,
+                        far: false,
+                    },
+                );
                 corrected.alternative = Some(at);
                 (best, quality) = (corrected, q);
             }
@@ -387,6 +397,7 @@ impl Understanding {
                 .map(|c| Correction {
                     heard: turn.text[tokens[c.at].start..tokens[c.at + c.len - 1].end].to_string(),
                     read_as: c.target.clone(),
+                    far: c.thing && c.similarity < HEARD_THING_SIMILARITY,
                 })
                 .collect(),
             alternative: None,
@@ -580,8 +591,13 @@ impl Judge<'_> {
         let whole_if_known = !trial.iter().any(|c| c.known) || read_closely(&reading);
         // A gap can make a request of any words: then what it asks for must be at the table.
         let grounded_if_gapped = read_closely(&reading) || lacking(&reading) == 0;
-        let sensible = !pours_from_what_holds_nothing(self.world, &reading)
-            && !claims_what_is_lacking(self.heard, &reading);
+        // A request made of words that asked for nothing must name only what
+        // the table has ("cola zero in Banda" asks for nothing).
+        let asks_for_the_lacking =
+            reading.act.is_request() && !self.heard.act.is_request() && lacking(&reading) > 0;
+        let sensible = !pours_nonsense(self.world, &reading)
+            && !claims_what_is_lacking(self.heard, &reading)
+            && !asks_for_the_lacking;
         (!invents_a_request && whole_if_known && grounded_if_gapped && sensible)
             .then(|| quality(&reading))
     }
@@ -595,7 +611,7 @@ impl Judge<'_> {
     fn pair(&self, trial: &[Candidate]) -> Option<Quality> {
         let reading = (self.read)(trial);
         (read_closely(&reading)
-            && !pours_from_what_holds_nothing(self.world, &reading)
+            && !pours_nonsense(self.world, &reading)
             && !claims_what_is_lacking(self.heard, &reading))
         .then(|| quality(&reading))
     }
@@ -786,6 +802,27 @@ fn read_closely(reading: &Reading) -> bool {
     read_whole(reading) && !reading.matched.contains('*')
 }
 
+/// A pour no correction makes: from what holds nothing, or into what takes no drink.
+fn pours_nonsense(world: &World, reading: &Reading) -> bool {
+    pours_from_what_holds_nothing(world, reading) || pours_into_what_takes_no_drink(world, reading)
+}
+
+/// A pour into things of the table none of which takes a drink ("right, so
+/// cold, cold 0 in Banda" is no "cola zero in fanta"): no correction makes one.
+fn pours_into_what_takes_no_drink(world: &World, reading: &Reading) -> bool {
+    let Some(target) = reading.slots.target.as_ref() else {
+        return false;
+    };
+    let takes = |name: &String| {
+        world
+            .object_named(name)
+            .is_some_and(|id| world.object(id).receives_a_drink())
+    };
+    reading.act == Act::Pour
+        && !target.candidates.is_empty()
+        && !target.candidates.iter().any(takes)
+}
+
 /// A pour from things of the table none of which holds anything ("I'd love
 /// some phone, could you pour it"): no correction makes one.
 fn pours_from_what_holds_nothing(world: &World, reading: &Reading) -> bool {
@@ -933,6 +970,8 @@ struct Words {
     sides: BTreeSet<String>,
     /// Words that follow a subject ("will", "is"): no verb goes right before them.
     subject_verbs: BTreeSet<String>,
+    /// Words never taken for a misheard verb ("want": "Want some oat milk?" offers it).
+    heard_as_said: BTreeSet<String>,
     /// Words that stand for a thing after what tells it apart ("the large one").
     ones: BTreeSet<String>,
     /// Words a verb may be heard run together with ("hammy" for "hand me").
@@ -987,6 +1026,7 @@ fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
         determiners: grammar.normalize.determiners.iter().cloned().collect(),
         sides: grammar.normalize.sides.iter().cloned().collect(),
         subject_verbs: grammar.normalize.subject_verbs.iter().cloned().collect(),
+        heard_as_said: grammar.normalize.heard_as_said.iter().cloned().collect(),
         ones: grammar.normalize.repair_pro_forms.iter().cloned().collect(),
         run_together: grammar.normalize.run_together.clone(),
         listener: (grammar.normalize.pronouns.iter())
@@ -1377,6 +1417,9 @@ fn may_be_a_misheard_verb(
     question: bool,
 ) -> bool {
     let word = &tokens[at].word;
+    if words.heard_as_said.contains(word) {
+        return false;
+    }
     // A longer discourse word is heard as said ("Sorry, the elderflower ..." is
     // no "serve"); a short one may be a verb's remains ("and" for "hand").
     if words.discourse.has_word(word) && word.chars().count() > 3 {
@@ -2084,7 +2127,8 @@ mod tests {
             c.corrections,
             [Correction {
                 heard: "phantom".into(),
-                read_as: "fanta".into()
+                read_as: "fanta".into(),
+                far: true,
             }]
         );
     }

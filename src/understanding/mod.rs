@@ -3,6 +3,7 @@
 //! (`prompts/understanding.toml`) and the scene's vocabulary. It uses the twin
 //! (vocabulary, grounding) and nothing above it.
 
+pub mod ellipsis;
 pub mod grammar;
 pub mod hearing;
 pub mod lexicon;
@@ -278,6 +279,7 @@ impl Understanding {
         let grammar = &*self.grammar;
         let vocatives = lexicon.vocatives(&context);
         let parts = repair::sentences(&grammar.normalize, &grammar.words, turn.text, &vocatives);
+        let parts = ellipsis::kind_put_back(&grammar.normalize.kind_left_out, lexicon, parts);
         let heard = parts
             .iter()
             .filter_map(|variants| variants.last().map(normalize::Words::text))

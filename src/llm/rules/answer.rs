@@ -700,7 +700,7 @@ impl RulesBrain {
             .filter(|l| (l.contains.as_deref() == Some(liquid)) == negated)
             .collect();
         if wrong.is_empty() {
-            return if said.is_empty() { None } else { self.agree(s) };
+            return self.agree_holding(s, said);
         }
         let text = if wrong.iter().all(|l| l.contains.is_none()) {
             self.are_empty(&wrong)
@@ -710,6 +710,20 @@ impl RulesBrain {
             self.speech.say("correct.holds", &[("parts", &parts)])
         };
         self.say_to(s, "All".into(), text)
+    }
+
+    /// "Yes, that is right: there is coffee in the coffee pot." to a true claim
+    /// of what things hold said to the robot ("that's my coffee, right?" asks it).
+    fn agree_holding(&self, s: &Situation<'_>, said: &[&Listed]) -> Calls {
+        if said.is_empty() || !s.robot_addressed {
+            return None;
+        }
+        let parts: Vec<String> = said.iter().map(|l| self.held_in(l)).collect();
+        let parts = self.speech.and_list(&parts);
+        self.say(
+            s,
+            self.speech.say("answer.right_holds", &[("parts", &parts)]),
+        )
     }
 
     /// "The glass in front of you is the red one." — corrected when the thing

@@ -60,6 +60,29 @@ impl RulesBrain {
                 self.speech.say("help.which_drink", &[("drinks", &drinks)]),
             );
         };
+        // A cup said that is none of the table's ("cola zero in Banda"): no
+        // other cup is guessed for it; only asked itself does the robot say so.
+        let lacking_target = reading
+            .slots
+            .target
+            .as_ref()
+            .filter(|t| reading.act == Act::Pour && t.candidates.is_empty() && !t.said.is_empty())
+            .filter(|t| {
+                let lexicon = crate::understanding::lexicon::Lexicon::new(&self.world);
+                !t.said.split_whitespace().any(|w| lexicon.is_thing_word(w))
+            });
+        if let Some(target) = lacking_target {
+            if !s.robot_named {
+                return None;
+            }
+            let here: Vec<String> = listed.iter().map(|o| self.speech.object(&o.name)).collect();
+            let (thing, things) = (self.said_bare(target), self.speech.and_list(&here));
+            return self.ask(
+                s,
+                self.speech
+                    .say("help.no_such", &[("thing", &thing), ("things", &things)]),
+            );
+        }
         let object = match mention.candidates.as_slice() {
             // "Give me a minute" to everyone or "give me a sec" to a person names
             // nothing the robot should answer: only asked itself does it say so.
