@@ -17,6 +17,17 @@ const ACTIONS: [&str; 4] = [
 ];
 
 impl RulesBrain {
+    /// "I see no banda here. On the table there are ...": asked for what the table lacks.
+    fn no_such(&self, s: &Situation<'_>, listed: &[Listed], said: &ObjectMention) -> Calls {
+        let here: Vec<String> = listed.iter().map(|o| self.speech.object(&o.name)).collect();
+        let (thing, things) = (self.said_bare(said), self.speech.and_list(&here));
+        self.ask(
+            s,
+            self.speech
+                .say("help.no_such", &[("thing", &thing), ("things", &things)]),
+        )
+    }
+
     /// Help with a request (give, move, move away, pour, the same but ...).
     pub(super) fn request(&self, s: &Situation<'_>) -> Calls {
         let Some(listed) = s.dialogue.find("get_objects").map(|d| listing(&d.result)) else {
@@ -72,31 +83,17 @@ impl RulesBrain {
                 !t.said.split_whitespace().any(|w| lexicon.is_thing_word(w))
             });
         if let Some(target) = lacking_target {
-            if !s.robot_named {
-                return None;
-            }
-            let here: Vec<String> = listed.iter().map(|o| self.speech.object(&o.name)).collect();
-            let (thing, things) = (self.said_bare(target), self.speech.and_list(&here));
-            return self.ask(
-                s,
-                self.speech
-                    .say("help.no_such", &[("thing", &thing), ("things", &things)]),
-            );
+            return if s.robot_named {
+                self.no_such(s, &listed, target)
+            } else {
+                None
+            };
         }
         let object = match mention.candidates.as_slice() {
             // "Give me a minute" to everyone or "give me a sec" to a person names
             // nothing the robot should answer: only asked itself does it say so.
             [] if !s.robot_named => return None,
-            [] => {
-                let here: Vec<String> =
-                    listed.iter().map(|o| self.speech.object(&o.name)).collect();
-                let (thing, things) = (self.said_bare(&mention), self.speech.and_list(&here));
-                return self.ask(
-                    s,
-                    self.speech
-                        .say("help.no_such", &[("thing", &thing), ("things", &things)]),
-                );
-            }
+            [] => return self.no_such(s, &listed, &mention),
             [one] => one.clone(),
             // Between people the listener can ask which one; asked, the robot does.
             several if s.robot_addressed => {
