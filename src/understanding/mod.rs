@@ -423,9 +423,19 @@ impl Understanding {
                     && reading.act.is_statement()
                     && reading.skipped == 0
                     && best.as_ref().is_some_and(|(_, b)| b.act == Act::Refuse);
+                // "Desmond, the juice is right next to you. Any chance of pushing it
+                // over?": where the thing is says why the request goes to them.
+                let located = best
+                    .as_ref()
+                    .is_some_and(|(_, b)| says_where_the_requested_is(b, &reading));
+                let request_located = best
+                    .as_ref()
+                    .is_some_and(|(_, b)| says_where_the_requested_is(&reading, b));
+                let kept = kept || located;
                 if changed_mind
                     || spelt_out
                     || claim_beside_refusal
+                    || request_located
                     || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b))
                 {
                     best = Some((score, reading));
@@ -1878,6 +1888,19 @@ fn names_only_what_the_table_lacks(reading: &Reading) -> bool {
         .flatten()
         .peekable();
     named.peek().is_some() && named.all(|o| o.candidates.is_empty())
+}
+
+/// Whether `claim` says where the thing `request` asks for is: a claim of where it
+/// stands beside a request for it never takes the request's place.
+fn says_where_the_requested_is(request: &Reading, claim: &Reading) -> bool {
+    let named = |r: &Reading| {
+        r.main_object()
+            .and_then(ObjectMention::resolved)
+            .map(str::to_string)
+    };
+    request.act.is_request()
+        && claim.act == Act::StateLocation
+        && named(request).is_some_and(|thing| named(claim).as_deref() == Some(thing.as_str()))
 }
 
 /// A hand-over of the very container an earlier pour asked a drink from.

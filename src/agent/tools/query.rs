@@ -235,10 +235,22 @@ pub fn check_reach_object_for_robot_ik(twin: &crate::twin::Twin, args: &Args) ->
         .map(|(_, _, why)| why.as_str())
         .filter(|why| !why.is_empty())
         .collect();
+    // Things standing round it on every side: moved aside first, it may be reachable.
+    let blocked = reaching.is_empty() && reasons.iter().any(|r| r.starts_with("blocked by"));
+    let cleared = blocked
+        .then(|| crate::twin::actions::reachable_once_cleared(twin, object))
+        .flatten();
     let text = if !reaching.is_empty() {
         format!(
             "{robot} can reach {thing} with its {} arm.",
             or_list(reaching.iter().copied())
+        )
+    } else if let Some((hand, moved)) = &cleared {
+        let moved: Vec<&str> = moved.iter().map(|&o| object_word(world, o)).collect();
+        format!(
+            "{robot} can reach {thing} with its {} arm once it has moved {} aside.",
+            hand.as_str(),
+            crate::twin::actions::and_list(moved)
         )
     } else if let Some(holder) = world.holder(object) {
         format!(
@@ -260,9 +272,12 @@ pub fn check_reach_object_for_robot_ik(twin: &crate::twin::Twin, args: &Args) ->
         text,
         json!({
             "object": thing,
-            "reachable": !reaching.is_empty(),
+            "reachable": !reaching.is_empty() || cleared.is_some(),
             "arms": reaching,
             "reasons": reasons,
+            "moved_aside_first": cleared
+                .as_ref()
+                .map(|(_, moved)| moved.iter().map(|&o| object_word(world, o)).collect::<Vec<_>>()),
             "method": "inverse_kinematics",
         }),
     )

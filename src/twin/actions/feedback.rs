@@ -123,6 +123,7 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
         | Elementary::Pass { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
+        | Elementary::PutAside { object, .. }
         | Elementary::PutAt { object, .. } => obj(object),
         Elementary::Pour { source, .. } => obj(source),
         _ => String::new(),
@@ -198,6 +199,18 @@ pub fn step_failure(world: &World, step: &Elementary, causes: &[Cause]) -> Strin
             _ => format!(
                 "I cannot pass {} from one hand to the other: {first}.",
                 obj(object)
+            ),
+        },
+        Elementary::PutAside { object, clear_of } => match blocker {
+            Some(o) if !all_reach => format!(
+                "I cannot move {} out of the way of {}: every way would hit {o}.",
+                obj(object),
+                obj(clear_of)
+            ),
+            _ => format!(
+                "I cannot move {} out of the way of {}: {first}.",
+                obj(object),
+                obj(clear_of)
             ),
         },
         Elementary::PutAt { object, .. } => match blocker {

@@ -245,7 +245,150 @@ pub fn plan(
             }
         }
     }
+    if let Some(cleared) = clear_a_way(&search, &twin.world, robot, &steps, &outcome) {
+        outcome = cleared;
+    }
     Ok((outcome, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// How many things standing round an object the robot moves aside at most, and how
+/// many it tries for each of those moves.
+const MOST_CLEARED: usize = 3;
+const CLEARING_TRIES: usize = 4;
+
+/// When every way to take the object hits things standing round it, the robot first
+/// moves them aside one by one (those nearest to the robot first; each next one from
+/// what the ways still hit), then does what was asked. `None` when the search failed
+/// otherwise, or moving up to `MOST_CLEARED` things aside does not help.
+fn clear_a_way(
+    search: &dyn Fn(&[Elementary]) -> search::SearchOutcome,
+    world: &World,
+    robot: &Robot,
+    steps: &[Elementary],
+    failed: &search::SearchOutcome,
+) -> Option<search::SearchOutcome> {
+    let Err((Elementary::Get { object, .. }, causes)) = &failed.plan else {
+        return None;
+    };
+    let object = *object;
+    // The first grasp may be either arm's once the way is clear.
+    let asked: Vec<Elementary> = steps
+        .iter()
+        .map(|s| match *s {
+            Elementary::Get { object: o, .. } if o == object => Elementary::Get {
+                object: o,
+                arm: None,
+            },
+            other => other,
+        })
+        .collect();
+    let mut moved: Vec<ObjectId> = Vec::new();
+    let mut causes = causes.clone();
+    for _ in 0..MOST_CLEARED {
+        let mut still_blocked = None;
+        let candidates = blockers(world, robot, object, &causes);
+        for blocker in candidates
+            .into_iter()
+            .filter(|b| !moved.contains(b))
+            .take(CLEARING_TRIES)
+        {
+            let tried: Vec<ObjectId> = moved.iter().copied().chain([blocker]).collect();
+            let cleared: Vec<Elementary> = tried
+                .iter()
+                .flat_map(|&b| aside(b, object))
+                .chain(asked.iter().copied())
+                .collect();
+            let outcome = search(&cleared);
+            tracing::debug!(?tried, failed = ?outcome.plan.as_ref().err(), "clearing");
+            match &outcome.plan {
+                Ok(_) => return Some(outcome),
+                Err((Elementary::Get { object: o, .. }, left)) if *o == object => {
+                    still_blocked.get_or_insert((blocker, left.clone()));
+                }
+                Err(_) => {}
+            }
+        }
+        let (blocker, left) = still_blocked?;
+        moved.push(blocker);
+        causes = left;
+    }
+    None
+}
+
+/// The steps that move `blocker` out of the way of `object`.
+fn aside(blocker: ObjectId, object: ObjectId) -> [Elementary; 3] {
+    [
+        Elementary::Get {
+            object: blocker,
+            arm: None,
+        },
+        Elementary::PutAside {
+            object: blocker,
+            clear_of: object,
+        },
+        Elementary::Pose,
+    ]
+}
+
+/// The things on the table (not held) the robot could move out of the way of
+/// `object`: those its ways to grasp it hit and those standing within a hand's
+/// width of it, nearest to the robot first.
+fn blockers(world: &World, robot: &Robot, object: ObjectId, causes: &[Cause]) -> Vec<ObjectId> {
+    let hit = |id: ObjectId| {
+        causes
+            .iter()
+            .any(|c| matches!(c, Cause::Collision(name) if *name == world.object(id).name))
+    };
+    let at = world.object_base(object).truncate();
+    let radius = world.object(object).shape().footprint_radius();
+    let beside = |id: ObjectId| {
+        let o = world.object(id);
+        world.object_base(id).truncate().distance(at)
+            <= radius + o.shape().footprint_radius() + HAND_WIDTH
+    };
+    let mut found: Vec<ObjectId> = world
+        .object_ids()
+        .filter(|&id| {
+            id != object
+                && matches!(world.object(id).placement, Placement::OnTable { .. })
+                && (hit(id) || beside(id))
+                && ungraspable_reason(world, robot, id).is_none()
+        })
+        .collect();
+    let robot_at = world.robot.position;
+    let distance = |id: ObjectId| world.object_base(id).truncate().distance(robot_at);
+    found.sort_by(|&a, &b| distance(a).total_cmp(&distance(b)));
+    found
+}
+
+/// Room a hand needs between two things to take one of them (m).
+const HAND_WIDTH: f32 = 0.10;
+
+/// Whether the robot can take `object` once it has moved things standing round it
+/// aside: the arm that then takes it and the things moved, in order. Planned on the twin as a
+/// hand-over would be (`None` when the object is reachable directly, or not even so).
+pub fn reachable_once_cleared(twin: &Twin, object: ObjectId) -> Option<(Hand, Vec<ObjectId>)> {
+    let robot = twin.robot.as_ref().ok()?;
+    let start = PlanState {
+        world: twin.world.clone(),
+        joints: twin.joints,
+        holding: None,
+    };
+    let known = Simulations::default();
+    let search =
+        |steps: &[Elementary]| search_remembering(robot, start.clone(), steps, BEAM, &known);
+    let steps = [Elementary::Get { object, arm: None }, Elementary::Pose];
+    let direct = search(&steps);
+    let plan = clear_a_way(&search, &twin.world, robot, &steps, &direct)?
+        .plan
+        .ok()?;
+    let moved = cleared(&plan);
+    let taking = plan
+        .steps
+        .iter()
+        .rev()
+        .find(|s| matches!(s.step, Elementary::Get { object: o, .. } if o == object))?;
+    Some((hand_of(taking.variant.arm), moved))
 }
 
 /// What the robot still holds from a stopped action, when this request is
@@ -627,6 +770,14 @@ fn prepare(twin: &Twin, request: ActionRequest) -> Result<Prepared, Unprepared> 
         _ => None,
     };
     describe_plan(&plan, &mut facts);
+    let moved = cleared(&plan);
+    if !moved.is_empty() {
+        let names: Vec<&str> = moved
+            .iter()
+            .map(|&o| twin.world.object(o).name.as_str())
+            .collect();
+        facts["cleared"] = json!(names);
+    }
     if let Some(causes) = &plan.stays {
         facts["stays"] = true.into();
         facts["home_reasons"] = json!(feedback::count(causes));
@@ -728,6 +879,27 @@ fn stepped_aside(plan: &Plan) -> Option<Side> {
         })
 }
 
+/// What the plan moved aside first, in order, to take the object it was about.
+fn cleared(plan: &Plan) -> Vec<ObjectId> {
+    plan.steps
+        .iter()
+        .filter_map(|s| match s.step {
+            Elementary::PutAside { object, .. } => Some(object),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Names joined for a sentence: "a", "a and b", "a, b and c".
+pub fn and_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// The plan's first relay step (an object set down between the arms).
 fn first_relay(plan: &Plan) -> Option<&search::PlannedStep> {
     plan.steps
@@ -771,6 +943,14 @@ fn success_text(
     liquid: Option<&str>,
 ) -> String {
     let arm = delivering_arm(plan).map_or("left", Side::name);
+    // What stood in the way was moved aside first.
+    let moved = cleared(plan);
+    let cleared = if moved.is_empty() {
+        String::new()
+    } else {
+        let names = moved.iter().map(|&o| world.object(o).name.as_str());
+        format!(" after moving {} aside", and_list(names))
+    };
     // A relay says how the object crossed from one hand to the other.
     let relay = relayed(plan).map_or(String::new(), |(from, _)| {
         format!(
@@ -781,17 +961,17 @@ fn success_text(
     });
     match *request {
         ActionRequest::HandOver { object, person } => format!(
-            "You handed {} to {} with your {arm} hand{relay}.",
+            "You handed {} to {} with your {arm} hand{relay}{cleared}.",
             world.object(object).name,
             world.person(person).name
         ),
         ActionRequest::MoveTo { object, person } => format!(
-            "You put {} on the table within {}'s reach with your {arm} hand{relay}.",
+            "You put {} on the table within {}'s reach with your {arm} hand{relay}{cleared}.",
             world.object(object).name,
             world.person(person).name
         ),
         ActionRequest::MoveAway { object, person } => format!(
-            "You put {} on the table out of {}'s reach with your {arm} hand.",
+            "You put {} on the table out of {}'s reach with your {arm} hand{cleared}.",
             world.object(object).name,
             world.person(person).name
         ),
@@ -816,7 +996,7 @@ fn success_text(
                 world.object(source).name
             ),
             None => format!(
-                "You poured {} from {} into {} with your {arm} hand and put {} back.",
+                "You poured {} from {} into {} with your {arm} hand and put {} back{cleared}.",
                 liquid.unwrap_or("it"),
                 world.object(source).name,
                 world.object(target).name,

@@ -14,8 +14,8 @@ use super::feedback::Cause;
 use super::simulate::{simulate_aside, simulate_with, Detours, Metrics, PlanState, Simulated};
 use super::variants::{
     arms_nearest_first, get_variants, handover_points, pass_variants, point_variants,
-    pour_variants, put_spots_away, put_spots_near, put_variants, relay_spots, target_point,
-    Elementary, Variant,
+    pour_variants, put_spots_aside, put_spots_away, put_spots_near, put_variants, relay_spots,
+    target_point, Elementary, Variant,
 };
 
 /// Partial plans kept after each step.
@@ -183,6 +183,11 @@ pub fn variants_for(
         Elementary::PutAway { object, person } => put_variants(
             held_arm()?,
             &put_spots_away(w, object, person),
+            w.table.height,
+        ),
+        Elementary::PutAside { object, clear_of } => put_variants(
+            held_arm()?,
+            &put_spots_aside(w, object, clear_of),
             w.table.height,
         ),
         Elementary::Pass { person, .. } => {
@@ -582,6 +587,7 @@ fn turns_may_help(step: &Elementary) -> bool {
         Elementary::PutAt { .. }
             | Elementary::PutNear { .. }
             | Elementary::PutAway { .. }
+            | Elementary::PutAside { .. }
             | Elementary::Relay { .. }
     )
 }

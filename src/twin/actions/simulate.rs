@@ -381,6 +381,7 @@ fn idle_arm_in_the_way(
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
+        | Elementary::PutAside { object, .. }
         | Elementary::Relay { object, .. }
         | Elementary::Pass { object, .. }
         | Elementary::Lift { object }

@@ -137,6 +137,7 @@ pub(super) fn plan_step(
         Elementary::PutAt { object, .. }
         | Elementary::PutNear { object, .. }
         | Elementary::PutAway { object, .. }
+        | Elementary::PutAside { object, .. }
         | Elementary::Relay { object, .. } => {
             let h = holding_of(&p.next, object)?;
             let spot = v.point.ok_or(Cause::NoSpot)?;

@@ -1170,3 +1170,71 @@ fn a_hand_over_no_point_allows_puts_the_thing_down_within_reach() {
     assert_eq!(report.facts["put_down_instead_of_handing_over"], true);
     assert!(crate::twin::hindrance::reaches(&t.world, benedikt, tape).reachable);
 }
+
+/// The shipped softdrinks table with the red glass hemmed in on four sides (centres
+/// 8.4 cm apart), so that no grasp of it clears its neighbours.
+fn red_glass_hemmed_in() -> Twin {
+    let mut t = twin();
+    let glass = glam::Vec2::new(-0.3, 0.2);
+    let around = [
+        ("cola_bottle", glam::Vec2::new(-0.084, 0.0)),
+        ("fanta_bottle", glam::Vec2::new(0.0, -0.084)),
+        ("blue_glass", glam::Vec2::new(0.0, 0.084)),
+        ("cola_zero_bottle", glam::Vec2::new(0.084, 0.0)),
+    ];
+    let red = obj(&t, "red_glass");
+    t.world.place_on_table(red, glass);
+    for (name, offset) in around {
+        let id = obj(&t, name);
+        t.world.place_on_table(id, glass + offset);
+    }
+    t
+}
+
+#[test]
+fn things_standing_round_an_object_are_moved_aside_first() {
+    let t = red_glass_hemmed_in();
+    let red = obj(&t, "red_glass");
+    let daniel = per(&t, "Daniel");
+    // Taken directly, every way hits a neighbour.
+    let direct = arms_reaching(&t, red);
+    assert!(direct.iter().all(|(_, ok, _)| !ok), "{direct:?}");
+    let (_, moved) = reachable_once_cleared(&t, red).expect("reachable once cleared");
+    assert!(!moved.is_empty() && !moved.contains(&red));
+    let mut t = t;
+    let report = red_glass_to_daniel(&mut t);
+    assert!(report.text.contains("aside"), "{}", report.text);
+    assert!(
+        matches!(t.world.object(red).placement, Placement::HeldBy { person, .. } if person == daniel)
+    );
+    // What was moved stands on the table, clear of where the glass stood.
+    for name in report.facts["cleared"].as_array().expect("cleared listed") {
+        let id = obj(&t, name.as_str().expect("a name"));
+        let at = t.world.object_base(id).truncate();
+        assert!(matches!(
+            t.world.object(id).placement,
+            Placement::OnTable { .. }
+        ));
+        assert!(
+            at.distance(glam::Vec2::new(-0.3, 0.2)) > 0.1,
+            "{name} at {at}"
+        );
+    }
+}
+
+#[test]
+fn nothing_is_moved_aside_for_an_object_the_arms_reach() {
+    let report = red_glass_to_daniel(&mut twin());
+    assert!(report.facts.get("cleared").is_none(), "{}", report.facts);
+}
+
+/// The red glass handed to Daniel, which must succeed.
+fn red_glass_to_daniel(t: &mut Twin) -> ActionReport {
+    let request = ActionRequest::HandOver {
+        object: obj(t, "red_glass"),
+        person: per(t, "Daniel"),
+    };
+    let report = run(t, request);
+    assert!(report.ok, "{}", report.text);
+    report
+}

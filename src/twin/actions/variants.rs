@@ -37,6 +37,12 @@ pub enum Elementary {
     PutNear { object: ObjectId, person: PersonId },
     /// Put the held object on the table out of a person's reach.
     PutAway { object: ObjectId, person: PersonId },
+    /// Put the held object down out of the way of another the robot is to take next
+    /// (it stood round that one so that no grasp reached it).
+    PutAside {
+        object: ObjectId,
+        clear_of: ObjectId,
+    },
     /// Hand the held object over to a person.
     Pass { object: ObjectId, person: PersonId },
     /// Tilt the held source over a target container.
@@ -54,9 +60,10 @@ impl Elementary {
     pub fn name(&self) -> &'static str {
         match self {
             Elementary::Get { .. } => "get",
-            Elementary::PutAt { .. } | Elementary::PutNear { .. } | Elementary::PutAway { .. } => {
-                "put"
-            }
+            Elementary::PutAt { .. }
+            | Elementary::PutNear { .. }
+            | Elementary::PutAway { .. }
+            | Elementary::PutAside { .. } => "put",
             Elementary::Relay { .. } => "relay",
             Elementary::Lift { .. } => "lift",
             Elementary::Pass { .. } => "pass",
@@ -439,6 +446,56 @@ pub fn put_spots_away(world: &World, object: ObjectId, person: PersonId) -> Vec<
     }
     out
 }
+
+/// Free spots the robot may reach where `object` stands clear of `clear_of` (a hand's
+/// width between them), nearest to where it stands first: a short move aside.
+pub fn put_spots_aside(world: &World, object: ObjectId, clear_of: ObjectId) -> Vec<Vec2> {
+    let o = world.object(object);
+    let radius = o.shape().footprint_radius();
+    let grasp_z = world.table.height + o.kind.grasp_height;
+    // Where it stood (it is in the hand by now) and where the other stands.
+    let from = world.object_base(object).truncate();
+    let kept = world.object_base(clear_of).truncate();
+    let room = radius + world.object(clear_of).shape().footprint_radius() + ASIDE_ROOM;
+    // Off the ways from the shoulders to the other one, where the hand goes.
+    let shoulders = [Hand::Left, Hand::Right].map(|h| robot_reach::shoulder(world, h).truncate());
+    let off_the_way = |spot: Vec2| {
+        shoulders
+            .iter()
+            .all(|&s| distance_to_segment(spot, s, kept) >= radius + ASIDE_ROOM)
+    };
+    let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
+    let step = 0.04;
+    let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
+    let mut all = Vec::new();
+    for ix in 0..=nx {
+        for iy in 0..=ny {
+            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
+            if spot.distance(kept) >= room
+                && off_the_way(spot)
+                && world.table.contains(spot, radius + 0.03)
+                && spot_is_free(world, object, spot)
+                && robot_may_reach(world, spot.extend(grasp_z))
+            {
+                all.push(spot);
+            }
+        }
+    }
+    all.sort_by(|a, b| a.distance(from).total_cmp(&b.distance(from)));
+    let mut out: Vec<Vec2> = Vec::new();
+    for spot in all {
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
+            out.push(spot);
+        }
+    }
+    out
+}
+
+/// Room left between a thing moved aside and the one it was in the way of (m): a hand's width.
+const ASIDE_ROOM: f32 = 0.12;
 
 /// Smallest distance between two chosen put spots (m).
 const PUT_SPACING: f32 = 0.10;
