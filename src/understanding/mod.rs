@@ -431,7 +431,15 @@ impl Understanding {
                 let request_located = best
                     .as_ref()
                     .is_some_and(|(_, b)| says_where_the_requested_is(&reading, b));
-                let kept = kept || located;
+                // "Du hast ja schon Fanta im blauen Glas. Lass die Flasche lieber
+                // stehen.": between people, a refusal after a claim read whole leaves
+                // the claim for the twin, as one before it does.
+                let refusal_beside_claim = !context.robot_addressed
+                    && reading.act == Act::Refuse
+                    && best
+                        .as_ref()
+                        .is_some_and(|(_, b)| b.act.is_statement() && b.skipped == 0);
+                let kept = kept || located || refusal_beside_claim;
                 if changed_mind
                     || spelt_out
                     || claim_beside_refusal
