@@ -120,6 +120,7 @@ const SENTENCES: &[(&str, &[&str])] = &[
     ("help.offer_pour_from", &["whom", "object"]),
     ("help.offer_fill", &["liquid", "whom"]),
     ("help.offer_fill_from", &["whom", "object"]),
+    ("help.offer_after_clearing", &["things", "offer"]),
     ("help.cannot_reach_either", &["why", "reason"]),
     ("help.cannot", &["reason"]),
     // Why the robot cannot take a thing, said in the language (the tools answer in English).

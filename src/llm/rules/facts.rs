@@ -44,6 +44,22 @@ impl Hindrance {
         }
     }
 
+    /// What a `check_reach_object_for_robot` result says the robot must move aside
+    /// first ("... once it has moved cola_bottle and fanta_bottle aside."), in order.
+    pub fn moved_aside_first(text: &str) -> Vec<String> {
+        let Some((_, list)) = text.split_once(" once it has moved ") else {
+            return Vec::new();
+        };
+        let list = list
+            .trim_end()
+            .trim_end_matches('.')
+            .trim_end_matches(" aside");
+        list.split(", ")
+            .flat_map(|part| part.split(" and "))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// Whether anything keeps the person from doing it themselves.
     pub fn hindered(&self) -> bool {
         self.busy || self.cannot_see.is_some() || self.cannot_reach
@@ -640,5 +656,21 @@ mod tests {
             h.explanation("Felix", english.speech()),
             "Felix cannot see the cola zero bottle behind the box and cannot reach it"
         );
+    }
+
+    #[test]
+    fn what_the_robot_moves_aside_first_is_read_from_its_check() {
+        let check = "the_robot can reach red_glass with its left arm once it has moved \
+                     cola_bottle, blue_glass and fanta_bottle aside.";
+        assert_eq!(
+            Hindrance::moved_aside_first(check),
+            ["cola_bottle", "blue_glass", "fanta_bottle"]
+        );
+        assert_eq!(
+            Hindrance::from_robot_check(check).object.as_deref(),
+            Some("red_glass")
+        );
+        let direct = "the_robot can reach red_glass with its left arm.";
+        assert!(Hindrance::moved_aside_first(direct).is_empty());
     }
 }

@@ -232,6 +232,7 @@ impl RulesBrain {
                 &recipient,
                 s.sender.as_deref(),
             );
+            let offer = self.after_clearing(s, &object, offer);
             let text = self
                 .speech
                 .say("help.so_i_will", &[("why", &why), ("offer", &offer)]);
@@ -666,6 +667,26 @@ fn glass_fit(world: &crate::twin::World, glass: &str, drink: Option<&str>) -> u8
 
 impl RulesBrain {
     /// "hand you the red glass", "pour Daniel some fanta".
+    /// The offer, after moving aside what the robot's check says stands in the way:
+    /// people see other things move, so the robot says why first.
+    fn after_clearing(&self, s: &Situation<'_>, object: &str, offer: String) -> String {
+        let args = json!({"object_name": object});
+        let moved = s
+            .dialogue
+            .find_with("check_reach_object_for_robot", &args)
+            .map(|check| Hindrance::moved_aside_first(&check.result))
+            .unwrap_or_default();
+        if moved.is_empty() {
+            return offer;
+        }
+        let things: Vec<String> = moved.iter().map(|id| self.speech.object(id)).collect();
+        let things = self.speech.and_list(&things);
+        self.speech.say(
+            "help.offer_after_clearing",
+            &[("things", &things), ("offer", &offer)],
+        )
+    }
+
     fn offer(
         &self,
         act: Act,
