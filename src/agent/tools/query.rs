@@ -239,18 +239,21 @@ pub fn check_reach_object_for_robot_ik(twin: &crate::twin::Twin, args: &Args) ->
     let blocked = reaching.is_empty() && reasons.iter().any(|r| r.starts_with("blocked by"));
     let cleared = blocked
         .then(|| crate::twin::actions::reachable_once_cleared(twin, object))
-        .flatten();
+        .flatten()
+        .map(|(hand, moved)| {
+            let moved: Vec<&str> = moved.iter().map(|&o| object_word(world, o)).collect();
+            (hand, moved)
+        });
     let text = if !reaching.is_empty() {
         format!(
             "{robot} can reach {thing} with its {} arm.",
             or_list(reaching.iter().copied())
         )
     } else if let Some((hand, moved)) = &cleared {
-        let moved: Vec<&str> = moved.iter().map(|&o| object_word(world, o)).collect();
         format!(
             "{robot} can reach {thing} with its {} arm once it has moved {} aside.",
             hand.as_str(),
-            crate::twin::actions::and_list(moved)
+            crate::twin::actions::and_list(moved.iter().copied())
         )
     } else if let Some(holder) = world.holder(object) {
         format!(
@@ -275,9 +278,7 @@ pub fn check_reach_object_for_robot_ik(twin: &crate::twin::Twin, args: &Args) ->
             "reachable": !reaching.is_empty() || cleared.is_some(),
             "arms": reaching,
             "reasons": reasons,
-            "moved_aside_first": cleared
-                .as_ref()
-                .map(|(_, moved)| moved.iter().map(|&o| object_word(world, o)).collect::<Vec<_>>()),
+            "moved_aside_first": cleared.as_ref().map(|(_, moved)| moved),
             "method": "inverse_kinematics",
         }),
     )

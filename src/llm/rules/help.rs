@@ -666,7 +666,6 @@ fn glass_fit(world: &crate::twin::World, glass: &str, drink: Option<&str>) -> u8
 }
 
 impl RulesBrain {
-    /// "hand you the red glass", "pour Daniel some fanta".
     /// The offer, after moving aside what the robot's check says stands in the way:
     /// people see other things move, so the robot says why first.
     fn after_clearing(&self, s: &Situation<'_>, object: &str, offer: String) -> String {
@@ -687,6 +686,7 @@ impl RulesBrain {
         )
     }
 
+    /// "hand you the red glass", "pour Daniel some fanta".
     fn offer(
         &self,
         act: Act,

@@ -1251,10 +1251,5 @@ fn reach_reason(world: &World, object: ObjectId, hand: Hand, causes: &[Cause]) -
             Some(other) => other.clause(),
         };
     }
-    let list = match blockers.as_slice() {
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-        [] => String::new(),
-    };
-    format!("blocked by {list} on every side")
+    format!("blocked by {} on every side", and_list(blockers))
 }

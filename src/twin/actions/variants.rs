@@ -363,31 +363,17 @@ pub fn handover_points(world: &World, person: PersonId) -> Vec<Vec3> {
 /// workspace: a 4 cm grid over the table, nearest to the person first.
 pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<Vec2> {
     let p = world.person(person);
-    let o = world.object(object);
-    let radius = o.shape().footprint_radius();
-    let grasp_z = world.table.height + o.kind.grasp_height;
-    let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
-    let mut all = Vec::new();
-    let step = 0.04;
-    let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
-    for ix in 0..=nx {
-        for iy in 0..=ny {
-            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
-            if !world.table.contains(spot, radius + 0.03) || !spot_is_free(world, object, spot) {
-                continue;
-            }
-            // Cheap filters first: within a shoulder's reach of the person and the robot.
+    let grasp_z = world.table.height + world.object(object).kind.grasp_height;
+    // Cheap filter first: within a shoulder's reach of the person.
+    let mut all: Vec<Vec2> = free_table_spots(world, object)
+        .into_iter()
+        .filter(|spot| {
             let grasp = spot.extend(grasp_z);
-            if p.shoulders()
+            p.shoulders()
                 .iter()
-                .all(|s| s.distance(grasp) > p.body.arm_reach)
-                || !robot_may_reach(world, grasp)
-            {
-                continue;
-            }
-            all.push(spot);
-        }
-    }
+                .any(|s| s.distance(grasp) <= p.body.arm_reach)
+        })
+        .collect();
     all.sort_by(|a, b| a.distance(p.position).total_cmp(&b.distance(p.position)));
     let mut probe = world.clone();
     let reachable = all.into_iter().filter(|&spot| {
@@ -395,64 +381,29 @@ pub fn put_spots_near(world: &World, object: ObjectId, person: PersonId) -> Vec<
         hindrance::reaches(&probe, person, object).reachable
     });
     // Wider apart than hand-over points: a tall box blocks every spot just behind it.
-    let mut out: Vec<Vec2> = Vec::new();
-    for spot in reachable {
-        if out.len() >= MAX_CANDIDATES + 2 {
-            break;
-        }
-        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
-            out.push(spot);
-        }
-    }
-    out
+    spaced(reachable, MAX_CANDIDATES + 2)
 }
 
 /// Free spots on the table out of a person's reach that the robot may reach,
 /// nearest to the robot first (where it would keep a thing nobody should touch).
 pub fn put_spots_away(world: &World, object: ObjectId, person: PersonId) -> Vec<Vec2> {
-    let o = world.object(object);
-    let radius = o.shape().footprint_radius();
-    let grasp_z = world.table.height + o.kind.grasp_height;
-    let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
-    let step = 0.04;
-    let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
     let mut probe = world.clone();
-    let mut all = Vec::new();
-    for ix in 0..=nx {
-        for iy in 0..=ny {
-            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
-            if !world.table.contains(spot, radius + 0.03)
-                || !spot_is_free(world, object, spot)
-                || !robot_may_reach(world, spot.extend(grasp_z))
-            {
-                continue;
-            }
+    let mut all: Vec<Vec2> = free_table_spots(world, object)
+        .into_iter()
+        .filter(|&spot| {
             probe.place_on_table(object, spot);
-            if !hindrance::reaches(&probe, person, object).reachable {
-                all.push(spot);
-            }
-        }
-    }
+            !hindrance::reaches(&probe, person, object).reachable
+        })
+        .collect();
     let robot = world.robot.position;
     all.sort_by(|a, b| a.distance(robot).total_cmp(&b.distance(robot)));
-    let mut out: Vec<Vec2> = Vec::new();
-    for spot in all {
-        if out.len() >= MAX_CANDIDATES + 2 {
-            break;
-        }
-        if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
-            out.push(spot);
-        }
-    }
-    out
+    spaced(all, MAX_CANDIDATES + 2)
 }
 
 /// Free spots the robot may reach where `object` stands clear of `clear_of` (a hand's
 /// width between them), nearest to where it stands first: a short move aside.
 pub fn put_spots_aside(world: &World, object: ObjectId, clear_of: ObjectId) -> Vec<Vec2> {
-    let o = world.object(object);
-    let radius = o.shape().footprint_radius();
-    let grasp_z = world.table.height + o.kind.grasp_height;
+    let radius = world.object(object).shape().footprint_radius();
     // Where it stood (it is in the hand by now) and where the other stands.
     let from = world.object_base(object).truncate();
     let kept = world.object_base(clear_of).truncate();
@@ -464,27 +415,39 @@ pub fn put_spots_aside(world: &World, object: ObjectId, clear_of: ObjectId) -> V
             .iter()
             .all(|&s| distance_to_segment(spot, s, kept) >= radius + ASIDE_ROOM)
     };
+    let mut all: Vec<Vec2> = free_table_spots(world, object)
+        .into_iter()
+        .filter(|&spot| spot.distance(kept) >= room && off_the_way(spot))
+        .collect();
+    all.sort_by(|a, b| a.distance(from).total_cmp(&b.distance(from)));
+    spaced(all, MAX_CANDIDATES)
+}
+
+/// Points of a 4 cm grid over the table where `object` would stand on the table clear
+/// of its edge and of every other thing, at a grasp height the robot may reach.
+fn free_table_spots(world: &World, object: ObjectId) -> Vec<Vec2> {
+    let o = world.object(object);
+    let radius = o.shape().footprint_radius();
+    let grasp_z = world.table.height + o.kind.grasp_height;
     let (hx, hy) = (0.5 * world.table.size.x, 0.5 * world.table.size.y);
     let step = 0.04;
     let (nx, ny) = ((2.0 * hx / step) as i32, (2.0 * hy / step) as i32);
-    let mut all = Vec::new();
-    for ix in 0..=nx {
-        for iy in 0..=ny {
-            let spot = Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32);
-            if spot.distance(kept) >= room
-                && off_the_way(spot)
-                && world.table.contains(spot, radius + 0.03)
+    (0..=nx)
+        .flat_map(|ix| (0..=ny).map(move |iy| (ix, iy)))
+        .map(|(ix, iy)| Vec2::new(-hx + step * ix as f32, -hy + step * iy as f32))
+        .filter(|&spot| {
+            world.table.contains(spot, radius + 0.03)
                 && spot_is_free(world, object, spot)
                 && robot_may_reach(world, spot.extend(grasp_z))
-            {
-                all.push(spot);
-            }
-        }
-    }
-    all.sort_by(|a, b| a.distance(from).total_cmp(&b.distance(from)));
+        })
+        .collect()
+}
+
+/// The first `most` of `sorted`, keeping `PUT_SPACING` between them.
+fn spaced(sorted: impl IntoIterator<Item = Vec2>, most: usize) -> Vec<Vec2> {
     let mut out: Vec<Vec2> = Vec::new();
-    for spot in all {
-        if out.len() >= MAX_CANDIDATES {
+    for spot in sorted {
+        if out.len() >= most {
             break;
         }
         if out.iter().all(|o| o.distance(spot) >= PUT_SPACING) {
