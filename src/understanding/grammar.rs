@@ -182,6 +182,10 @@ pub struct Normalize {
     /// Phrases dropped at the end of a sentence, when something remains.
     #[serde(default)]
     pub trailing: Phrases,
+    /// Particles of separable verbs: an infinitive with "zu" inside
+    /// ("herüberzugeben") is read as the verb and its particle ("geben herüber").
+    #[serde(default)]
+    pub separable_particles: Vec<String>,
     /// Words that may start an object phrase without naming the object.
     #[serde(default)]
     pub determiners: Vec<String>,
@@ -334,6 +338,10 @@ pub struct Normalize {
     /// the drill", "hinter dem Karton"): not what an unread turn was about.
     #[serde(default)]
     pub landmarks: Phrases,
+    /// Words between a thing and the landmark that places it ("the bottle
+    /// *standing* behind the box"): they say nothing of which thing it is.
+    #[serde(default)]
+    pub placed_postures: Phrases,
     /// Words after a thing that say who holds it ("[that] {person} (have|are
     /// holding)", "die {person} in der Hand hast"): templates with a `{person}`
     /// slot; of the things the words before them fit, the one in that person's hand.

@@ -638,6 +638,10 @@ impl<'a, 'w> Filler<'a, 'w> {
                     .map(|(at, person)| (at, Place::HeldBy(person)))
             })
             .or_else(|| {
+                self.placed_by_a_thing(span)
+                    .map(|(at, thing)| (at, Place::ByThing(thing)))
+            })
+            .or_else(|| {
                 self.placed_by_a_stranger(span)
                     .map(|at| (at, Place::Unknown))
             })?;
@@ -664,6 +668,7 @@ impl<'a, 'w> Filler<'a, 'w> {
                 None => return None,
             },
             Place::Middle => self.nearest_to_the_middle(fitting),
+            Place::ByThing(landmark) => self.nearest_to_thing(&landmark, fitting),
             // "The steel flask by Willa": a name the table does not know says where
             // only a thing the words alone tell apart is.
             Place::Unknown if fitting.len() == 1 => fitting,
@@ -805,6 +810,53 @@ impl<'a, 'w> Filler<'a, 'w> {
             Some(nearest) => vec![nearest.clone()],
             None => candidates,
         }
+    }
+
+    /// Where in `span` the words that place a thing by another begin ("the
+    /// bottle [standing] behind the box"), and the one thing they name.
+    fn placed_by_a_thing(&self, span: &[String]) -> Option<(usize, String)> {
+        let normalize = &self.grammar.normalize;
+        (1..span.len()).find_map(|at| {
+            let landmark = normalize
+                .landmarks
+                .0
+                .iter()
+                .find(|p| span[at..].starts_with(p))?;
+            let rest = &span[at + landmark.len()..];
+            let thing = self.object_with(rest, false, false)?;
+            let [only] = &thing.candidates[..] else {
+                return None;
+            };
+            let posture = |i: usize| normalize.placed_postures.has_word(&span[i]);
+            let start = (1..at)
+                .rev()
+                .take_while(|&i| posture(i))
+                .last()
+                .unwrap_or(at);
+            (!thing.referred).then(|| (start, only.clone()))
+        })
+    }
+
+    /// Of `candidates` but `landmark`, the one on the table nearest `landmark`.
+    fn nearest_to_thing(&self, landmark: &str, candidates: Vec<String>) -> Vec<String> {
+        let world = self.lexicon.world;
+        let Some(by) = world.object_named(landmark) else {
+            return candidates;
+        };
+        let at = world.object_base(by).truncate();
+        let distance = |name: &String| {
+            world
+                .object_named(name)
+                .filter(|&o| world.holder(o).is_none())
+                .map_or(f32::INFINITY, |o| {
+                    (world.object_base(o).truncate() - at).length()
+                })
+        };
+        candidates
+            .iter()
+            .filter(|c| c.as_str() != landmark && distance(c).is_finite())
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+            .map_or(candidates.clone(), |nearest| vec![nearest.clone()])
     }
 
     /// Where in `span` the words that place a thing by a person begin ("in
@@ -1299,6 +1351,8 @@ enum Place {
     HeldBy(String),
     /// In the table's middle.
     Middle,
+    /// By another thing ("behind the box").
+    ByThing(String),
     /// By someone the table does not know ("by Willa").
     Unknown,
 }

@@ -431,6 +431,11 @@ impl Understanding {
                 let request_located = best
                     .as_ref()
                     .is_some_and(|(_, b)| says_where_the_requested_is(&reading, b));
+                // "Same again for me, robot. I'm on the zigzag one.": the later
+                // sentence names the cup the same pour goes into.
+                let cup_named = best
+                    .as_ref()
+                    .is_some_and(|(_, b)| names_the_cup_of(grammar, b, &reading));
                 // "Du hast ja schon Fanta im blauen Glas. Lass die Flasche lieber
                 // stehen.": between people, a refusal after a claim read whole leaves
                 // the claim for the twin, as one before it does.
@@ -444,6 +449,7 @@ impl Understanding {
                     || spelt_out
                     || claim_beside_refusal
                     || request_located
+                    || cup_named
                     || !kept && best.as_ref().is_none_or(|(b, _)| score.beats(b))
                 {
                     best = Some((score, reading));
@@ -580,7 +586,16 @@ impl Understanding {
             }
         };
         let reading = an_order_not_a_count(&grammar.normalize, turn, reading);
-        let mut reading = with_memory(grammar, world, turn, before.person.as_deref(), reading);
+        // "Same again for me. I'm on the red one.": a follow-up naming its cup
+        // takes up the request before, not what memory says was had last time.
+        let takes_up_the_request = reading.act == Act::FollowUp
+            && before.request.is_some()
+            && reading.slots.target.as_ref().is_some_and(|t| !t.referred);
+        let mut reading = if takes_up_the_request {
+            reading
+        } else {
+            with_memory(grammar, world, turn, before.person.as_deref(), reading)
+        };
         // "Could I have my usual?": what the table lacks by that name, memory says.
         if reading.act.is_request()
             && reading.slots.memory.is_some()
@@ -860,6 +875,11 @@ fn gaps_mislead(
     // A loose request that opens with a gap: not from a question for facts ("What's
     // the cut-off for getting the bags to the post office?"), nor with a noun for
     // its verb ("This filling's like cement").
+    // "Reicht das für die Jungfrau?": a gapped match in a question for facts.
+    let loose = gaps.iter().any(|&(_, len)| len > 0);
+    if act.is_request() && loose && grammar.normalize.question_words.opens(&words.words) {
+        return true;
+    }
     if let (true, Some(&(0, skipped))) = (act.is_request(), gaps.first()) {
         let rules = &grammar.normalize;
         let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
@@ -883,7 +903,17 @@ fn gaps_mislead(
     if referred.is_empty() {
         return false;
     }
-    let skipped_a_thing = gaps.iter().any(|&(from, len)| {
+    let referred_at = referred
+        .iter()
+        .filter_map(|o| o.said.split_whitespace().last())
+        .filter_map(|w| words.words.iter().rposition(|x| x == w))
+        .max();
+    // Of a claim or a request, only a thing skipped before the "it" can be
+    // what it means ("it's white spirit for the door", "könnten Sie die mir
+    // beim Telefonieren reichen"); a question's "it" may be none ("what's it
+    // say for Leo this month?").
+    let before_it = |from: usize| act.is_question() || referred_at.is_none_or(|at| from < at);
+    let skipped_a_thing = gaps.iter().filter(|g| before_it(g.0)).any(|&(from, len)| {
         (from..from + len).any(|i| {
             grammar.normalize.determiners.contains(&words.words[i])
                 && words
@@ -892,11 +922,6 @@ fn gaps_mislead(
                     .is_some_and(|w| !grammar.words.contains(w))
         })
     });
-    let referred_at = referred
-        .iter()
-        .filter_map(|o| o.said.split_whitespace().last())
-        .filter_map(|w| words.words.iter().rposition(|x| x == w))
-        .max();
     let a_later_clause =
         |g: &(usize, usize)| breaks_in(g).any(|i| referred_at.is_some_and(|at| at >= i));
     skipped_a_thing || gaps.iter().any(a_later_clause)
@@ -1909,6 +1934,22 @@ fn says_where_the_requested_is(request: &Reading, claim: &Reading) -> bool {
     request.act.is_request()
         && claim.act == Act::StateLocation
         && named(request).is_some_and(|thing| named(claim).as_deref() == Some(thing.as_str()))
+}
+
+/// A follow-up that only names its cup ("I'm on the zigzag one") after one
+/// that took up the request before without a cup ("Same again for me").
+fn names_the_cup_of(grammar: &Grammar, earlier: &Reading, later: &Reading) -> bool {
+    let slots = &later.slots;
+    let cup_said = later.act == Act::FollowUp
+        && slots.target.as_ref().is_some_and(|t| !t.referred)
+        && slots.source.is_none()
+        && slots.object.is_none();
+    let no_cup = earlier.slots.target.as_ref().is_none_or(|t| t.referred);
+    let thing_alone = earlier.act == Act::Give
+        && earlier.slots.object.as_ref().is_some_and(|o| o.referred)
+        && grammar.begins_with_a_slot(&earlier.matched);
+    let follows_up = matches!(earlier.act, Act::FollowUp | Act::PourSame) || thing_alone;
+    cup_said && no_cup && follows_up
 }
 
 /// A hand-over of the very container an earlier pour asked a drink from.

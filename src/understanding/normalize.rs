@@ -133,6 +133,21 @@ fn leading_zero_digits(word: &str) -> bool {
     word.len() > 1 && word.starts_with('0') && word.chars().all(|c| c.is_ascii_digit())
 }
 
+/// A separable verb's infinitive with "zu" inside, as the verb and its
+/// particle: "herüberzugeben" -> "geben herüber" (the longest particle first).
+fn zu_infinitive(rules: &Normalize, word: &str) -> Option<Vec<String>> {
+    rules
+        .separable_particles
+        .iter()
+        .filter_map(|particle| {
+            let verb = word.strip_prefix(particle.as_str())?.strip_prefix("zu")?;
+            let is_verb = verb.chars().count() >= 4 && verb.ends_with("en");
+            is_verb.then(|| (particle.len(), vec![verb.to_string(), particle.clone()]))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, words)| words)
+}
+
 /// Each digit as the language's contractions spell it ("01" -> "zero one").
 fn spelt_digit_by_digit(rules: &Normalize, word: &str) -> Vec<String> {
     word.chars()
@@ -157,10 +172,13 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                 Some(full) if inside => Some(full),
                 _ => rules.contractions.get(&word),
             };
-            let spelt = match contracted {
-                Some(full) => plain_words(full),
-                None if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
-                None => match (word.strip_suffix("'s"), clitic_s(rules, plain.get(at + 1))) {
+            let split = contracted.is_none().then(|| zu_infinitive(rules, &word));
+            let spelt = match (contracted, split.flatten()) {
+                (Some(full), _) => plain_words(full),
+                (None, Some(verb_and_particle)) => verb_and_particle,
+                (None, None) if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
+                (None, None) => match (word.strip_suffix("'s"), clitic_s(rules, plain.get(at + 1)))
+                {
                     (Some(stem), Some(clitic)) => vec![stem.replace('\'', ""), clitic.to_string()],
                     (stem, _) => vec![stem.unwrap_or(&word).replace('\'', "")],
                 },
@@ -369,6 +387,25 @@ mod tests {
             .and_then(|v| v.last())
             .map(|w| w.words.clone())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_separable_verbs_infinitive_with_zu_is_the_verb_and_its_particle() {
+        let rules = Normalize {
+            separable_particles: ["her", "herüber", "ein"].map(String::from).to_vec(),
+            ..rules()
+        };
+        let read = |text: &str| {
+            let all = sentences(&rules, text, &[]);
+            all.first()
+                .and_then(|v| v.last())
+                .map(|w| w.words.join(" "))
+                .unwrap_or_default()
+        };
+        assert_eq!(read("sie mir herüberzugeben"), "sie mir geben herüber");
+        assert_eq!(read("mir einzuschenken"), "mir schenken ein");
+        // No verb after "zu", or no particle before it: the word stays.
+        assert_eq!(read("herzu zucker einzige"), "herzu zucker einzige");
     }
 
     #[test]
