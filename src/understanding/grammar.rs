@@ -186,6 +186,10 @@ pub struct Normalize {
     /// ("herüberzugeben") is read as the verb and its particle ("geben herüber").
     #[serde(default)]
     pub separable_particles: Vec<String>,
+    /// Endings that are a word of their own after any word ("the juice'll
+    /// do" -> "the juice will do"), where no contraction spells the whole word.
+    #[serde(default)]
+    pub clitic_endings: BTreeMap<String, String>,
     /// Words that may start an object phrase without naming the object.
     #[serde(default)]
     pub determiners: Vec<String>,
@@ -200,6 +204,10 @@ pub struct Normalize {
     /// that says which ("mine's got the fox on it"), it still names the thing alone.
     #[serde(default)]
     pub own_one: Phrases,
+    /// Words after which an editing term is none ("what is *actually* in
+    /// it", "the cola is *actually* warm"): a verb's adverb, no self-repair.
+    #[serde(default)]
+    pub no_repair_after: Vec<String>,
     /// Negations that go with the phrase a self-repair replaces ("nicht das
     /// Bier, ich mein das Wasser").
     #[serde(default)]

@@ -907,6 +907,13 @@ impl<'a, 'w> Filler<'a, 'w> {
     /// Whom "my elbow", "her left hand" name (`[normalize] body_parts`).
     fn owner_of_body_part(&self, words: &[String]) -> Option<String> {
         let normalize = &self.grammar.normalize;
+        // "at Daniel's elbow", heard "at daniel elbow": the name before the part.
+        if let Some((part, name)) = words.split_last() {
+            let named = self.person(name).and_then(|p| p.name);
+            if normalize.body_parts.has(std::slice::from_ref(part)) && named.is_some() {
+                return named;
+            }
+        }
         let (first, part) = words.split_first()?;
         let role = normalize.possessives.get(first)?;
         if !normalize.body_parts.has(part) {

@@ -550,7 +550,7 @@ impl Understanding {
                 reading.slots.target = Some(target);
                 sentences[sentence].1 = true;
             }
-            narrow_to_the_holder(world, reading);
+            narrow_to_the_holder(&grammar.normalize, world, reading);
             pour_from_the_bottle(world, reading);
         }
         // A sentence not read that names nothing at the table ("the worst.")
@@ -610,6 +610,15 @@ impl Understanding {
                 doubt: reading.doubt.clone(),
                 ..Reading::unknown(reading.heard)
             },
+            // "Go on then, Barnaby.": the one just asked lets the asker go ahead;
+            // they join no request.
+            Act::FollowUp
+                if before.request.is_some()
+                    && before.request_followed_by(turn).is_none()
+                    && names_nothing(&reading) =>
+            {
+                answering(reading.heard, "request")
+            }
             Act::FollowUp => {
                 let request = before.followed_up_by(world, &reading);
                 follow_up(world, reading, request, &context, grammar, false)
@@ -1589,13 +1598,22 @@ fn names_what_the_table_lacks(reading: &Reading) -> bool {
 
 /// "Is there any cola zero left in the bottle?": of the bottles, the one
 /// that holds what the question names.
-fn narrow_to_the_holder(world: &World, reading: &mut Reading) {
+fn narrow_to_the_holder(rules: &grammar::Normalize, world: &World, reading: &mut Reading) {
     let (Act::AskContents, Some(liquid)) = (reading.act, reading.slots.liquid.clone()) else {
         return;
     };
     let Some(object) = reading.slots.object.as_mut() else {
         return;
     };
+    // "Is that soda in the bottle at Daniel's elbow?": the place says which;
+    // no other bottle is asked about.
+    let said = normalize::plain_words(&object.said);
+    if rules.near_someone.occur_in(&said) || rules.landmarks.occur_in(&said) {
+        if object.resolved().is_some() {
+            object.every = object.candidates.clone();
+        }
+        return;
+    }
     let holds = |name: &str| {
         world
             .object_named(name)
@@ -1934,6 +1952,12 @@ fn says_where_the_requested_is(request: &Reading, claim: &Reading) -> bool {
     request.act.is_request()
         && claim.act == Act::StateLocation
         && named(request).is_some_and(|thing| named(claim).as_deref() == Some(thing.as_str()))
+}
+
+/// Whether a reading names no thing of its own.
+fn names_nothing(reading: &Reading) -> bool {
+    let slots = &reading.slots;
+    slots.object.is_none() && slots.source.is_none() && slots.target.is_none()
 }
 
 /// A follow-up that only names its cup ("I'm on the zigzag one") after one

@@ -133,6 +133,14 @@ fn leading_zero_digits(word: &str) -> bool {
     word.len() > 1 && word.starts_with('0') && word.chars().all(|c| c.is_ascii_digit())
 }
 
+/// A word with an ending that is a word of its own: "juice'll" -> "juice will".
+fn clitic_ending(rules: &Normalize, word: &str) -> Option<Vec<String>> {
+    rules.clitic_endings.iter().find_map(|(ending, full)| {
+        let stem = word.strip_suffix(ending.as_str())?;
+        (!stem.is_empty()).then(|| vec![stem.replace('\'', ""), full.clone()])
+    })
+}
+
 /// A separable verb's infinitive with "zu" inside, as the verb and its
 /// particle: "herüberzugeben" -> "geben herüber" (the longest particle first).
 fn zu_infinitive(rules: &Normalize, word: &str) -> Option<Vec<String>> {
@@ -172,10 +180,12 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
                 Some(full) if inside => Some(full),
                 _ => rules.contractions.get(&word),
             };
-            let split = contracted.is_none().then(|| zu_infinitive(rules, &word));
+            let split = contracted
+                .is_none()
+                .then(|| zu_infinitive(rules, &word).or_else(|| clitic_ending(rules, &word)));
             let spelt = match (contracted, split.flatten()) {
                 (Some(full), _) => plain_words(full),
-                (None, Some(verb_and_particle)) => verb_and_particle,
+                (None, Some(split)) => split,
                 (None, None) if leading_zero_digits(&word) => spelt_digit_by_digit(rules, &word),
                 (None, None) => match (word.strip_suffix("'s"), clitic_s(rules, plain.get(at + 1)))
                 {

@@ -334,6 +334,7 @@ fn find(rules: &Normalize, text: &str) -> Option<Repair> {
     let tokens = tokens(text);
     let words: Vec<String> = tokens.iter().map(|t| t.word.clone()).collect();
     (1..words.len())
+        .filter(|&edit| !rules.no_repair_after.contains(&words[edit - 1]))
         .find_map(|edit| {
             let first = after_editing_terms(rules, &words, edit)?;
             let end = repair_end(&tokens, first);
