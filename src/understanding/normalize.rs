@@ -419,6 +419,22 @@ mod tests {
     }
 
     #[test]
+    fn an_ending_that_is_a_word_of_its_own_is_spelt_out() {
+        let rules = Normalize {
+            clitic_endings: [("'ll", "will")]
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .into(),
+            ..rules()
+        };
+        let all = sentences(&rules, "The juice'll do me", &[]);
+        let read = all
+            .first()
+            .and_then(|v| v.last())
+            .map(|w| w.words.join(" "));
+        assert_eq!(read.as_deref(), Some("the juice will do me"));
+    }
+
+    #[test]
     fn recogniser_text_and_typed_text_read_alike() {
         let typed = one("Hey Daniel, could you pass me the cola, please?", "Daniel");
         let heard = one(

@@ -761,8 +761,17 @@ fn a_follow_up_is_the_last_request_with_what_it_names() {
         ("Daniel", "Felix", "Go on, which team did you end up with?"),
     );
     assert_eq!(urged.act, Act::Unknown);
-    let taken_up = in_dialogue("softdrinks", &[give], ("Daniel", "Felix", "Go on then."));
+    // Said to the robot after another's request, "go on then" joins it; said by
+    // the one just asked to the asker, it lets them go ahead and joins nothing.
+    let asked_of_the_robot = ("Felix", "the_robot", "Robot, could you pass me the fanta?");
+    let taken_up = in_dialogue(
+        "softdrinks",
+        &[asked_of_the_robot],
+        ("Daniel", "the_robot", "Go on then."),
+    );
     assert_eq!(taken_up.act, Act::Give);
+    let let_go_ahead = in_dialogue("softdrinks", &[give], ("Daniel", "Felix", "Go on then."));
+    assert_eq!(let_go_ahead.act, Act::Unknown);
 }
 
 #[test]
@@ -2797,4 +2806,22 @@ fn a_thing_the_table_lacks_is_named_without_its_article() {
         "{}",
         reading.matched
     );
+}
+
+#[test]
+fn a_thing_placed_by_another_is_the_one_nearest_that_other() {
+    let resolved = |speaker, listener, text| {
+        let read = in_dialogue("softdrinks", &[], (speaker, listener, text));
+        read.main_object()
+            .and_then(ObjectMention::resolved)
+            .map(str::to_string)
+    };
+    let behind = resolved(
+        "Daniel",
+        "the_robot",
+        "What's in the bottle standing behind the box?",
+    );
+    assert_eq!(behind.as_deref(), Some("cola_zero_bottle"));
+    let by_the_phone = resolved("Felix", "Daniel", "Pass me the glass next to the phone.");
+    assert_eq!(by_the_phone.as_deref(), Some("blue_glass"));
 }
