@@ -1722,9 +1722,11 @@ fn drink_asked_into_ones_cup(
     };
     let drink_words: Vec<&str> = drink.split(' ').collect();
     let said = normalize::plain_words(&object.said);
+    // "eine echte Cola": the plain one of the drink is still the drink.
+    let rules = &grammar.normalize;
     let words: Vec<&String> = said
         .iter()
-        .filter(|w| !grammar.normalize.determiners.contains(w))
+        .filter(|w| !rules.determiners.contains(w) && !rules.plain.contains(w))
         .collect();
     let by_the_drink = !words.is_empty() && words.iter().all(|w| drink_words.contains(&w.as_str()));
     let cups = owned.iter().filter(|(_, name)| {
