@@ -182,6 +182,10 @@ pub struct Normalize {
     /// Phrases dropped at the end of a sentence, when something remains.
     #[serde(default)]
     pub trailing: Phrases,
+    /// Verbs read when said but never put in place of a word the recogniser
+    /// heard: rare ones that sound like common words ("sling" / "something").
+    #[serde(default)]
+    pub verbs_never_guessed: Vec<String>,
     /// Particles of separable verbs: an infinitive with "zu" inside
     /// ("herüberzugeben") is read as the verb and its particle ("geben herüber").
     #[serde(default)]

@@ -993,9 +993,11 @@ impl Words {
 
 /// Every word a template or list of the sentences has, and the table's words.
 fn known_words(grammar: &Grammar, vocabulary: &[TableWord]) -> Words {
-    let verbs = grammar.words_of_rules(|name| name.ends_with("_verb"));
+    let mut verbs = grammar.words_of_rules(|name| name.ends_with("_verb"));
     let mut known = grammar.words.clone();
     known.extend(verbs.iter().cloned());
+    // Read when said, never guessed from a word heard ("something" is no "sling").
+    verbs.retain(|v| !grammar.normalize.verbs_never_guessed.contains(v));
     // "don't", "i'd", "cuz": written short, known in full; never a misheard verb.
     known.extend(grammar.normalize.contractions.keys().cloned());
     known.extend(vocabulary.iter().map(|t| t.word.clone()));
