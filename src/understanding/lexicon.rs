@@ -795,21 +795,31 @@ impl<'a, 'w> Filler<'a, 'w> {
 
     /// Of `candidates`, the one nearest the table's centre (all of them when none is on the table).
     fn nearest_to_the_middle(&self, candidates: Vec<String>) -> Vec<String> {
+        match self.on_the_table_nearest(glam::Vec2::ZERO, candidates.iter()) {
+            Some(nearest) => vec![nearest],
+            None => candidates,
+        }
+    }
+
+    /// Of `candidates`, the one standing on the table nearest `at`, if any stands there.
+    fn on_the_table_nearest<'c>(
+        &self,
+        at: glam::Vec2,
+        candidates: impl Iterator<Item = &'c String>,
+    ) -> Option<String> {
         let world = self.lexicon.world;
         let distance = |name: &String| {
             world
                 .object_named(name)
                 .filter(|&o| world.holder(o).is_none())
-                .map_or(f32::INFINITY, |o| world.object_base(o).truncate().length())
+                .map_or(f32::INFINITY, |o| {
+                    (world.object_base(o).truncate() - at).length()
+                })
         };
-        match candidates
-            .iter()
+        candidates
             .filter(|c| distance(c).is_finite())
             .min_by(|a, b| distance(a).total_cmp(&distance(b)))
-        {
-            Some(nearest) => vec![nearest.clone()],
-            None => candidates,
-        }
+            .cloned()
     }
 
     /// Where in `span` the words that place a thing by another begin ("the
@@ -844,19 +854,11 @@ impl<'a, 'w> Filler<'a, 'w> {
             return candidates;
         };
         let at = world.object_base(by).truncate();
-        let distance = |name: &String| {
-            world
-                .object_named(name)
-                .filter(|&o| world.holder(o).is_none())
-                .map_or(f32::INFINITY, |o| {
-                    (world.object_base(o).truncate() - at).length()
-                })
-        };
-        candidates
-            .iter()
-            .filter(|c| c.as_str() != landmark && distance(c).is_finite())
-            .min_by(|a, b| distance(a).total_cmp(&distance(b)))
-            .map_or(candidates.clone(), |nearest| vec![nearest.clone()])
+        let others = candidates.iter().filter(|c| c.as_str() != landmark);
+        match self.on_the_table_nearest(at, others) {
+            Some(nearest) => vec![nearest],
+            None => candidates,
+        }
     }
 
     /// Where in `span` the words that place a thing by a person begin ("in
@@ -909,9 +911,10 @@ impl<'a, 'w> Filler<'a, 'w> {
         let normalize = &self.grammar.normalize;
         // "at Daniel's elbow", heard "at daniel elbow": the name before the part.
         if let Some((part, name)) = words.split_last() {
-            let named = self.person(name).and_then(|p| p.name);
-            if normalize.body_parts.has(std::slice::from_ref(part)) && named.is_some() {
-                return named;
+            if normalize.body_parts.has(std::slice::from_ref(part)) {
+                if let Some(named) = self.person(name).and_then(|p| p.name) {
+                    return Some(named);
+                }
             }
         }
         let (first, part) = words.split_first()?;

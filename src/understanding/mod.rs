@@ -881,14 +881,14 @@ fn gaps_mislead(
     if act.is_request() && words.words.iter().enumerate().any(ends_a_clause) {
         return true;
     }
-    // A loose request that opens with a gap: not from a question for facts ("What's
-    // the cut-off for getting the bags to the post office?"), nor with a noun for
-    // its verb ("This filling's like cement").
     // "Reicht das für die Jungfrau?": a gapped match in a question for facts.
     let loose = gaps.iter().any(|&(_, len)| len > 0);
     if act.is_request() && loose && grammar.normalize.question_words.opens(&words.words) {
         return true;
     }
+    // A loose request that opens with a gap: not from a question for facts ("What's
+    // the cut-off for getting the bags to the post office?"), nor with a noun for
+    // its verb ("This filling's like cement").
     if let (true, Some(&(0, skipped))) = (act.is_request(), gaps.first()) {
         let rules = &grammar.normalize;
         let noun = skipped > 0 && rules.noun_markers.contains(&words.words[skipped - 1]);
