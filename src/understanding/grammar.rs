@@ -190,6 +190,14 @@ pub struct Normalize {
     /// ("herüberzugeben") is read as the verb and its particle ("geben herüber").
     #[serde(default)]
     pub separable_particles: Vec<String>,
+    /// Words that ask for some of a drink rather than point at one ("a
+    /// coffee", "einen Kaffee"): a cup asked for after them is the one to pour into.
+    #[serde(default)]
+    pub indefinite_articles: Vec<String>,
+    /// The word before an infinitive that ends a clause ("mir Kaffee in die
+    /// Tasse zu gießen"): dropped, so the clause reads as the verb at its end.
+    #[serde(default)]
+    pub infinitive_marker: Option<String>,
     /// Endings that are a word of their own after any word ("the juice'll
     /// do" -> "the juice will do"), where no contraction spells the whole word.
     #[serde(default)]

@@ -540,6 +540,16 @@ impl Understanding {
                 .copied()
                 .collect();
             drink_asked_into_ones_cup(world, grammar, reading, &owned);
+            let before: Vec<&(usize, String)> = elsewhere
+                .iter()
+                .filter(|(sentence, _)| best_sentence.is_some_and(|best| *sentence < best))
+                .copied()
+                .collect();
+            if let Some(sentence) =
+                cup_asked_after_its_drink(world, grammar, reading, &before, &sentences)
+            {
+                sentences[sentence].1 = true;
+            }
             if let Some(sentence) = ones_own_cup_for_the_same(world, reading, &owned) {
                 sentences[sentence].1 = true;
             }
@@ -1739,6 +1749,56 @@ fn drink_asked_into_ones_cup(
     }
     reading.act = Act::Pour;
     reading.slots.source = reading.slots.object.take();
+}
+
+/// "Ich nehm erst mal einen Kaffee. Die große Tasse bitte.": an empty cup
+/// asked for after an earlier sentence (`before`) asked for one drink by the
+/// drink's own words ("einen Kaffee") is the cup to pour it into; the
+/// sentence that named it.
+fn cup_asked_after_its_drink(
+    world: &World,
+    grammar: &Grammar,
+    reading: &mut Reading,
+    before: &[&(usize, String)],
+    sentences: &[(String, bool)],
+) -> Option<usize> {
+    if reading.act != Act::Give {
+        return None;
+    }
+    let cup = reading.slots.object.as_ref()?.resolved()?;
+    let empty_cup = world.object_named(cup).map(|id| world.object(id))?;
+    if !empty_cup.kind.drinking_vessel || empty_cup.contains.is_some() {
+        return None;
+    }
+    let some_of = &grammar.normalize.indefinite_articles;
+    let named_by_its_drink = |(sentence, name): &&&(usize, String)| {
+        let drink = world
+            .object_named(name)
+            .map(|id| world.object(id))
+            .filter(|o| !o.kind.drinking_vessel)
+            .and_then(|o| o.contains.as_deref());
+        let text = sentences.get(*sentence).map(|(text, _)| text.as_str());
+        drink.zip(text).is_some_and(|(drink, text)| {
+            let words: Vec<&str> = text.split(' ').collect();
+            let drink: Vec<&str> = drink.split(' ').collect();
+            words
+                .windows(drink.len() + 1)
+                .any(|w| some_of.iter().any(|a| a == w[0]) && w[1..] == drink[..])
+        })
+    };
+    let mut drinks: Vec<&&(usize, String)> = before.iter().filter(named_by_its_drink).collect();
+    drinks.dedup_by(|a, b| a.1 == b.1);
+    let [(sentence, drink)] = drinks.as_slice() else {
+        return None;
+    };
+    let said = world
+        .object_named(drink)
+        .and_then(|id| world.object(id).contains.clone())
+        .unwrap_or_else(|| drink.to_string());
+    reading.act = Act::Pour;
+    reading.slots.target = reading.slots.object.take();
+    reading.slots.source = Some(ObjectMention::only(said, drink));
+    Some(*sentence)
 }
 
 /// "Unser Gast hätte gern einen Kaffee. Füllen Sie ihm die große Tasse.": a

@@ -156,6 +156,22 @@ fn zu_infinitive(rules: &Normalize, word: &str) -> Option<Vec<String>> {
         .map(|(_, words)| words)
 }
 
+/// The clause without the marker of the infinitive that ends it: "mir Kaffee
+/// in die Tasse zu gießen" -> "mir Kaffee in die Tasse gießen".
+fn without_infinitive_marker(rules: &Normalize, mut words: Vec<String>) -> Vec<String> {
+    let Some(marker) = rules.infinitive_marker.as_deref() else {
+        return words;
+    };
+    let ends_in_infinitive = words
+        .last()
+        .is_some_and(|w| w.chars().count() >= 5 && w.ends_with('n'));
+    let before = words.len().checked_sub(2);
+    if let Some(at) = before.filter(|&at| ends_in_infinitive && words[at] == marker) {
+        words.remove(at);
+    }
+    words
+}
+
 /// Each digit as the language's contractions spell it ("01" -> "zero one").
 fn spelt_digit_by_digit(rules: &Normalize, word: &str) -> Vec<String> {
     word.chars()
@@ -172,7 +188,7 @@ fn sentence(rules: &Normalize, text: &str, vocatives: &[Vec<String>]) -> Vec<Wor
         if !words.is_empty() && words.last().map(String::as_str) != Some(COMMA) {
             words.push(COMMA.to_string());
         }
-        let plain = plain_words(chunk);
+        let plain = without_infinitive_marker(rules, plain_words(chunk));
         let last = plain.len().saturating_sub(1);
         for (at, word) in plain.iter().cloned().enumerate() {
             let inside = at > 0 && at < last;
@@ -416,6 +432,29 @@ mod tests {
         assert_eq!(read("mir einzuschenken"), "mir schenken ein");
         // No verb after "zu", or no particle before it: the word stays.
         assert_eq!(read("herzu zucker einzige"), "herzu zucker einzige");
+    }
+
+    #[test]
+    fn the_marker_of_an_infinitive_ending_a_clause_goes() {
+        let rules = Normalize {
+            infinitive_marker: Some("zu".to_string()),
+            ..rules()
+        };
+        let read = |text: &str| {
+            let all = sentences(&rules, text, &[]);
+            all.first()
+                .and_then(|v| v.last())
+                .map(|w| w.words.join(" "))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            read("mir kaffee in die tasse zu gießen"),
+            "mir kaffee in die tasse gießen"
+        );
+        // Not at the clause's end, or no infinitive after it: it stays.
+        assert_eq!(read("zu gießen ist schön"), "zu gießen ist schön");
+        assert_eq!(read("komm zu mir"), "komm zu mir");
+        assert_eq!(read("geh zu ihm"), "geh zu ihm");
     }
 
     #[test]

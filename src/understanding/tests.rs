@@ -2825,3 +2825,35 @@ fn a_thing_placed_by_another_is_the_one_nearest_that_other() {
     let by_the_phone = resolved("Felix", "Daniel", "Pass me the glass next to the phone.");
     assert_eq!(by_the_phone.as_deref(), Some("blue_glass"));
 }
+
+#[test]
+fn a_cup_asked_for_after_some_of_a_drink_is_the_cup_to_pour_it_into() {
+    check_with(
+        &german(),
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: ich nehm erst mal einen Kaffee. Die große Tasse bitte.",
+                "pour source=coffee_pot target=large_cup recipient=Felix",
+            ),
+            // The drink named after the cup, or pointed at rather than asked for: the cup.
+            (
+                "Felix>Daniel: Gib mir mal die große Tasse, Kaffee aus der Kanne mag ich nicht.",
+                "give object=large_cup recipient=Felix",
+            ),
+        ],
+    );
+    check(
+        "coffee",
+        &[
+            (
+                "Felix>the_robot: I'll start with a coffee. The large cup, please.",
+                "pour source=coffee_pot target=large_cup recipient=Felix",
+            ),
+            (
+                "Felix>the_robot: The coffee smells burnt. The large cup, please.",
+                "give object=large_cup recipient=Felix",
+            ),
+        ],
+    );
+}
